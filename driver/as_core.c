@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The pure scheduling core of accelstream. Built into accelstream.ko and,
+ * unchanged, into libaccel's in-process transport and the unit tests.
+ *
+ * Nothing here locks, allocates or sleeps: every function runs under the
+ * shell's context lock and reports what the shell must do next.
+ */
+#include "as_core.h"
+
+static_assert(sizeof(struct accel_desc) == 64, "descriptor is 64 bytes");
+static_assert(sizeof(struct accel_info) % 8 == 0, "info is 8-byte sized");
+static_assert(sizeof(struct accel_wait_entry) == 16, "wait entry size");
+
+static bool all_zero(const u32 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/**
+ * as_check_info() - check the input of %ACCEL_IOC_GET_INFO
+ * @in: the structure as copied from userspace.
+ *
+ * Return: 0, or -EINVAL when @flags or a reserved field is not zero.
+ */
+int as_check_info(const struct accel_info *in)
+{
+	if (in->flags || !all_zero(in->reserved, sizeof(in->reserved) / 4))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_mem_register() - check a register request before pinning
+ * @r: the request.
+ *
+ * Return: 0, or -EINVAL for zero size, a wrapping range or unknown flags.
+ */
+int as_check_mem_register(const struct accel_mem_register *r)
+{
+	u64 end;
+
+	if (r->flags & ~ACCEL_MEM_READONLY)
+		return -EINVAL;
+	if (!r->size || check_add_overflow(r->addr, r->size, &end))
+		return -EINVAL;
+	if (r->handle)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_mem_alloc() - check an allocation request
+ * @a: the request.
+ *
+ * Return: 0, or -EINVAL for zero size or flags other than exactly one of
+ * %ACCEL_MEM_HOST and %ACCEL_MEM_DEVICE.
+ */
+int as_check_mem_alloc(const struct accel_mem_alloc *a)
+{
+	if (a->flags != ACCEL_MEM_HOST && a->flags != ACCEL_MEM_DEVICE)
+		return -EINVAL;
+	if (!a->size || a->size > (1ULL << 46))
+		return -EINVAL;
+	if (a->handle || a->mmap_offset)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_mem_release() - check a release request
+ * @r: the request.
+ *
+ * Return: 0, or -EINVAL for unknown flags.
+ */
+int as_check_mem_release(const struct accel_mem_release *r)
+{
+	return (r->flags & ~ACCEL_MEM_RELEASE_DEFERRED) ? -EINVAL : 0;
+}
+
+/**
+ * as_check_stream_create() - check a stream creation request
+ * @c: the request.
+ *
+ * Return: 0, or -EINVAL for unknown flags or nonzero output/pad fields.
+ */
+int as_check_stream_create(const struct accel_stream_create *c)
+{
+	if (c->flags & ~ACCEL_STREAM_NON_BLOCKING)
+		return -EINVAL;
+	if (c->pad || c->handle)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_handle() - check a one-handle argument
+ * @h: the argument.
+ *
+ * Return: 0, or -EINVAL for a nonzero pad.
+ */
+int as_check_handle(const struct accel_handle *h)
+{
+	return h->pad ? -EINVAL : 0;
+}
+
+/**
+ * as_check_stream_sync() - check a stream synchronize request
+ * @s: the request.
+ *
+ * Return: 0, or -EINVAL for nonzero flags.
+ */
+int as_check_stream_sync(const struct accel_stream_sync *s)
+{
+	return s->flags ? -EINVAL : 0;
+}
+
+/**
+ * as_check_submit() - check a submission header
+ * @s: the header.
+ * @max_submit: the most descriptors one submission may carry.
+ *
+ * Return: 0, or -EINVAL for a count of 0 or above @max_submit, a NULL array,
+ * or nonzero flags or pad.
+ */
+int as_check_submit(const struct accel_submit *s, u32 max_submit)
+{
+	if (!s->count || s->count > max_submit || !s->descs)
+		return -EINVAL;
+	if (s->flags || s->pad)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_event_create() - check an event creation request
+ * @c: the request.
+ *
+ * Return: 0, or -EINVAL for unknown flags, %ACCEL_EVENT_TIMING together with
+ * %ACCEL_EVENT_USER, or a nonzero output field.
+ */
+int as_check_event_create(const struct accel_event_create *c)
+{
+	if (c->flags & ~(ACCEL_EVENT_TIMING | ACCEL_EVENT_USER))
+		return -EINVAL;
+	if ((c->flags & ACCEL_EVENT_TIMING) && (c->flags & ACCEL_EVENT_USER))
+		return -EINVAL;
+	if (c->handle)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_event_signal() - check a host signal request
+ * @s: the request.
+ *
+ * Return: 0, or -EINVAL for unknown flags.
+ */
+int as_check_event_signal(const struct accel_event_signal *s)
+{
+	return (s->flags & ~ACCEL_SIGNAL_ERROR) ? -EINVAL : 0;
+}
+
+/**
+ * as_check_wait() - check a host wait request
+ * @w: the request.
+ * @max_wait: the most entries one wait may name.
+ *
+ * Return: 0, or -EINVAL for a bad count, a NULL array, unknown flags or a
+ * nonzero pad.
+ */
+int as_check_wait(const struct accel_wait *w, u32 max_wait)
+{
+	if (!w->count || w->count > max_wait || !w->entries)
+		return -EINVAL;
+	if (w->flags & ~ACCEL_WAIT_ALL)
+		return -EINVAL;
+	if (w->pad)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_check_wait_entry() - check one entry of a host wait
+ * @e: the entry.
+ *
+ * Return: 0, or -EINVAL for a nonzero pad.
+ */
+int as_check_wait_entry(const struct accel_wait_entry *e)
+{
+	return e->pad ? -EINVAL : 0;
+}
+
+/**
+ * as_check_desc() - check a descriptor's shape, before handles are resolved
+ * @d: the descriptor.
+ *
+ * Every field the op does not use must be zero, as must @flags and
+ * @reserved.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int as_check_desc(const struct accel_desc *d)
+{
+	bool copy_fields, event_fields;
+
+	if (d->flags || d->reserved)
+		return -EINVAL;
+
+	copy_fields = d->dst || d->src || d->dst_offset || d->src_offset ||
+		      d->length;
+	event_fields = d->event || d->value;
+
+	switch (d->op) {
+	case ACCEL_OP_NOP:
+		return (copy_fields || event_fields) ? -EINVAL : 0;
+	case ACCEL_OP_COPY:
+		if (event_fields || !d->dst || !d->src)
+			return -EINVAL;
+		return 0;
+	case ACCEL_OP_EVENT_RECORD:
+	case ACCEL_OP_STREAM_WAIT:
+		if (copy_fields || d->value || !d->event)
+			return -EINVAL;
+		return 0;
+	case ACCEL_OP_HOST_WAIT:
+	case ACCEL_OP_HOST_SIGNAL:
+		if (copy_fields || !d->event)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * as_clamp_priority() - clamp a stream priority into the supported range
+ * @prio: the requested priority (lower is more urgent).
+ *
+ * Return: the effective priority, as CUDA clamps cudaStreamCreateWithPriority.
+ */
+s32 as_clamp_priority(s32 prio)
+{
+	if (prio < AS_GREATEST_PRIORITY)
+		return AS_GREATEST_PRIORITY;
+	if (prio > AS_LEAST_PRIORITY)
+		return AS_LEAST_PRIORITY;
+	return prio;
+}
+
+/**
+ * as_ranges_overlap() - do two byte ranges share a byte?
+ * @a: start of the first range.
+ * @alen: its length in bytes, not zero.
+ * @b: start of the second range.
+ * @blen: its length in bytes, not zero.
+ *
+ * Return: true when [@a, @a + @alen) and [@b, @b + @blen) intersect.
+ */
+bool as_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static int check_bounds(const struct as_region *r, u64 off, u64 len)
+{
+	u64 end;
+
+	if (check_add_overflow(off, len, &end))
+		return -EINVAL;
+	if (end > r->size)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_validate_desc() - validate a descriptor against the objects it names
+ * @d: a descriptor that passed as_check_desc().
+ * @dst: COPY: the destination region, else NULL.
+ * @src: COPY: the source region, else NULL.
+ * @ev: RECORD, WAIT, HOST ops: the event, else NULL.
+ *
+ * Return: 0; -EINVAL for a copy out of bounds or an event of the wrong kind;
+ * -EPERM for a copy into a read-only region; -ENOENT for a released region.
+ */
+int as_validate_desc(const struct accel_desc *d, const struct as_region *dst,
+		     const struct as_region *src, const struct as_event *ev)
+{
+	int ret;
+
+	switch (d->op) {
+	case ACCEL_OP_COPY:
+		if (!dst || !src || dst->released || src->released)
+			return -ENOENT;
+		if (dst->flags & ACCEL_MEM_READONLY)
+			return -EPERM;
+		ret = check_bounds(dst, d->dst_offset, d->length);
+		if (!ret)
+			ret = check_bounds(src, d->src_offset, d->length);
+		return ret;
+	case ACCEL_OP_EVENT_RECORD:
+	case ACCEL_OP_STREAM_WAIT:
+		if (!ev || ev->dead)
+			return -ENOENT;
+		return (ev->flags & ACCEL_EVENT_USER) ? -EINVAL : 0;
+	case ACCEL_OP_HOST_WAIT:
+	case ACCEL_OP_HOST_SIGNAL:
+		if (!ev || ev->dead)
+			return -ENOENT;
+		return (ev->flags & ACCEL_EVENT_USER) ? 0 : -EINVAL;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * as_point_state() - has a captured point retired?
+ * @p: the point.
+ *
+ * Return: 1 when retired (or empty), 0 when pending, -EIO when its timeline
+ * failed at or before it.
+ */
+int as_point_state(const struct as_point *p)
+{
+	const struct as_timeline *tl = p->tl;
+
+	if (!tl)
+		return 1;
+	if (tl->error && p->seq >= tl->error_seq)
+		return -EIO;
+	return tl->completed >= p->seq ? 1 : 0;
+}
+
+/**
+ * as_point_get() - take a reference on a point's timeline
+ * @p: the point; an empty point takes nothing.
+ */
+void as_point_get(struct as_point *p)
+{
+	if (p->tl)
+		p->tl->refs++;
+}
+
+static void release_tl(struct as_timeline *tl, struct as_release *rel)
+{
+	if (--tl->refs == 0 && rel->ntl < 2)
+		rel->tl[rel->ntl++] = tl;
+}
+
+/**
+ * as_point_put() - drop a point's reference and empty it
+ * @p: the point.
+ * @rel: where a timeline left without references is reported.
+ */
+void as_point_put(struct as_point *p, struct as_release *rel)
+{
+	if (p->tl)
+		release_tl(p->tl, rel);
+	p->tl = NULL;
+	p->seq = 0;
+}
+
+/**
+ * as_timeline_check_sync() - is a synchronize target reached?
+ * @tl: the timeline.
+ * @seq: the target sequence number, not above @tl->submitted.
+ *
+ * Return: 0 when reached, -EAGAIN when pending, -EIO when failed at or
+ * before @seq.
+ */
+int as_timeline_check_sync(const struct as_timeline *tl, u64 seq)
+{
+	struct as_point p = { .tl = (struct as_timeline *)tl, .seq = seq };
+	int st = as_point_state(&p);
+
+	if (st < 0)
+		return st;
+	return st ? 0 : -EAGAIN;
+}
+
+/**
+ * as_enqueue() - give a validated entry its sequence number and queue it
+ * @tl: the stream's timeline.
+ * @q: the stream's queue.
+ * @e: the entry; @e->desc, @e->dst, @e->src and @e->event are filled.
+ * @rel: where a re-record reports the timeline it no longer names.
+ *
+ * Takes the entry's references: regions' in-flight counts, the event, and
+ * for STREAM_WAIT the event's current point. EVENT_RECORD re-captures the
+ * event at this entry, as cudaEventRecord does at call time.
+ */
+void as_enqueue(struct as_timeline *tl, struct as_queue *q,
+		struct as_entry *e, struct as_release *rel)
+{
+	e->next = NULL;
+	e->seq = ++tl->submitted;
+	e->wait.tl = NULL;
+	e->wait.seq = 0;
+
+	switch (e->desc.op) {
+	case ACCEL_OP_COPY:
+		e->dst->inflight++;
+		e->src->inflight++;
+		e->event = NULL;
+		break;
+	case ACCEL_OP_EVENT_RECORD:
+		e->event->refs++;
+		as_point_put(&e->event->point, rel);
+		e->event->point.tl = tl;
+		e->event->point.seq = e->seq;
+		e->event->timestamp_ns = 0;
+		as_point_get(&e->event->point);
+		break;
+	case ACCEL_OP_STREAM_WAIT:
+		e->wait = e->event->point;
+		as_point_get(&e->wait);
+		e->event = NULL;
+		break;
+	case ACCEL_OP_HOST_WAIT:
+	case ACCEL_OP_HOST_SIGNAL:
+		e->event->refs++;
+		break;
+	default:
+		e->event = NULL;
+		break;
+	}
+	if (e->desc.op != ACCEL_OP_COPY) {
+		e->dst = NULL;
+		e->src = NULL;
+	}
+
+	if (q->tail)
+		q->tail->next = e;
+	else
+		q->head = e;
+	q->tail = e;
+	q->count++;
+}
+
+/**
+ * as_queue_peek() - the next entry to run
+ * @q: the queue.
+ *
+ * Return: the oldest entry, or NULL.
+ */
+struct as_entry *as_queue_peek(const struct as_queue *q)
+{
+	return q->head;
+}
+
+/**
+ * as_entry_ready() - may an entry at the head of its queue run now?
+ * @e: the entry.
+ *
+ * Return: 1 ready, 0 blocked on a wait, -EIO when what it waits for failed.
+ */
+int as_entry_ready(const struct as_entry *e)
+{
+	switch (e->desc.op) {
+	case ACCEL_OP_STREAM_WAIT:
+		return as_point_state(&e->wait);
+	case ACCEL_OP_HOST_WAIT:
+		if (e->event->error)
+			return -EIO;
+		return e->event->value >= e->desc.value ? 1 : 0;
+	default:
+		return 1;
+	}
+}
+
+/**
+ * as_entry_execute() - run the part of an entry that is pure bookkeeping
+ * @e: a ready entry at the head of its queue.
+ *
+ * HOST_SIGNAL raises its user event; COPY is done by the shell (or by an
+ * executor) before the entry retires.
+ */
+void as_entry_execute(struct as_entry *e)
+{
+	if (e->desc.op == ACCEL_OP_HOST_SIGNAL)
+		as_event_signal(e->event, e->desc.value, false);
+}
+
+static void put_region(struct as_region *r, struct as_release *rel)
+{
+	if (--r->inflight == 0 && r->released && rel->nregion < 2)
+		rel->region[rel->nregion++] = r;
+}
+
+/**
+ * as_retire_head() - retire the oldest entry of a queue
+ * @tl: the stream's timeline.
+ * @q: the stream's queue, not empty.
+ * @status: 0, or the negative errno it failed with; the first failure makes
+ *	the timeline fail from this sequence number on.
+ * @now_ns: CLOCK_MONOTONIC now, for timing events.
+ * @rel: where objects left without references are reported.
+ *
+ * Return: the entry, unlinked; the shell frees it.
+ */
+struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
+				int status, u64 now_ns, struct as_release *rel)
+{
+	struct as_entry *e = q->head;
+	struct as_event *ev = e->event;
+
+	q->head = e->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->count--;
+
+	if (status && !tl->error) {
+		tl->error = status;
+		tl->error_seq = e->seq;
+	}
+	tl->completed = e->seq;
+
+	if (e->dst)
+		put_region(e->dst, rel);
+	if (e->src)
+		put_region(e->src, rel);
+	if (e->desc.op == ACCEL_OP_STREAM_WAIT)
+		as_point_put(&e->wait, rel);
+	if (ev) {
+		if (e->desc.op == ACCEL_OP_EVENT_RECORD &&
+		    ev->point.tl == tl && ev->point.seq == e->seq)
+			ev->timestamp_ns = now_ns;
+		if (as_event_put(ev) && rel->nevent < 1)
+			rel->event[rel->nevent++] = ev;
+	}
+	e->next = NULL;
+	return e;
+}
+
+/**
+ * as_event_init() - initialise a new event
+ * @ev: the event.
+ * @flags: ACCEL_EVENT_* flags, already checked.
+ */
+void as_event_init(struct as_event *ev, u32 flags)
+{
+	ev->flags = flags;
+	ev->refs = 0;
+	ev->point.tl = NULL;
+	ev->point.seq = 0;
+	ev->timestamp_ns = 0;
+	ev->value = 0;
+	ev->error = 0;
+	ev->dead = false;
+}
+
+/**
+ * as_event_state() - an event's state, as cudaEventQuery reports it
+ * @ev: the event.
+ * @error: out: 0 or -EIO.
+ *
+ * Return: %ACCEL_EVENT_STATE_COMPLETE or %ACCEL_EVENT_STATE_PENDING. A
+ * failed point is complete with *@error set.
+ */
+int as_event_state(const struct as_event *ev, int *error)
+{
+	int st;
+
+	*error = 0;
+	if (ev->flags & ACCEL_EVENT_USER) {
+		*error = ev->error;
+		return (ev->value || ev->error) ? ACCEL_EVENT_STATE_COMPLETE :
+						  ACCEL_EVENT_STATE_PENDING;
+	}
+	st = as_point_state(&ev->point);
+	if (st < 0) {
+		*error = st;
+		return ACCEL_EVENT_STATE_COMPLETE;
+	}
+	return st ? ACCEL_EVENT_STATE_COMPLETE : ACCEL_EVENT_STATE_PENDING;
+}
+
+/**
+ * as_event_signal() - raise a user event's counter
+ * @ev: a user event.
+ * @value: the new value; never lowers the counter.
+ * @error: fail the event's waiters with -EIO.
+ *
+ * Return: true when something changed and waiters should be woken.
+ */
+bool as_event_signal(struct as_event *ev, u64 value, bool error)
+{
+	bool changed = false;
+
+	if (value > ev->value) {
+		ev->value = value;
+		changed = true;
+	}
+	if (error && !ev->error) {
+		ev->error = -EIO;
+		changed = true;
+	}
+	return changed;
+}
+
+/**
+ * as_event_kill() - the event's handle is gone
+ * @ev: the event.
+ * @rel: where its point's timeline is reported if left without references.
+ */
+void as_event_kill(struct as_event *ev, struct as_release *rel)
+{
+	ev->dead = true;
+	as_point_put(&ev->point, rel);
+}
+
+/**
+ * as_event_put() - drop a reference on an event
+ * @ev: the event.
+ *
+ * Return: true when the event is dead and this was the last reference.
+ */
+bool as_event_put(struct as_event *ev)
+{
+	return --ev->refs == 0 && ev->dead;
+}
+
+/**
+ * as_event_elapsed() - time between two completed timing events
+ * @start: the first event.
+ * @end: the second event.
+ * @elapsed_ns: out: @end's timestamp minus @start's.
+ *
+ * Return: 0; -EINVAL without %ACCEL_EVENT_TIMING or never recorded; -EAGAIN
+ * when one is still pending; -EIO when one failed.
+ */
+int as_event_elapsed(const struct as_event *start, const struct as_event *end,
+		     s64 *elapsed_ns)
+{
+	const struct as_event *evs[2] = { start, end };
+	int i, st;
+
+	for (i = 0; i < 2; i++) {
+		if (!(evs[i]->flags & ACCEL_EVENT_TIMING) || !evs[i]->point.tl)
+			return -EINVAL;
+	}
+	for (i = 0; i < 2; i++) {
+		st = as_point_state(&evs[i]->point);
+		if (st < 0)
+			return st;
+		if (!st || !evs[i]->timestamp_ns)
+			return -EAGAIN;
+	}
+	*elapsed_ns = (s64)(end->timestamp_ns - start->timestamp_ns);
+	return 0;
+}
+
+/**
+ * as_region_release() - the user asks to unregister or free a region
+ * @r: the region.
+ * @flags: 0 or %ACCEL_MEM_RELEASE_DEFERRED.
+ *
+ * Return: 1 when the shell must free the region now, 0 when it is deferred
+ * until its last queued use retires, -EBUSY when queued work names it and
+ * the release is not deferred (nothing changes).
+ */
+int as_region_release(struct as_region *r, u32 flags)
+{
+	if (r->inflight && !(flags & ACCEL_MEM_RELEASE_DEFERRED))
+		return -EBUSY;
+	r->released = true;
+	return r->inflight ? 0 : 1;
+}
+
+/**
+ * as_wait_item_init() - capture one entry of a host wait
+ * @it: the item.
+ * @ev: the event; takes a reference on it and on its current point.
+ * @value: user events: the value to wait for (0 means 1).
+ */
+void as_wait_item_init(struct as_wait_item *it, struct as_event *ev, u64 value)
+{
+	it->event = ev;
+	ev->refs++;
+	it->point = ev->point;
+	as_point_get(&it->point);
+	it->value = value ? value : 1;
+}
+
+/**
+ * as_wait_item_fini() - drop the references of a host wait entry
+ * @it: the item.
+ * @rel: where objects left without references are reported.
+ */
+void as_wait_item_fini(struct as_wait_item *it, struct as_release *rel)
+{
+	as_point_put(&it->point, rel);
+	if (as_event_put(it->event) && rel->nevent < 1)
+		rel->event[rel->nevent++] = it->event;
+}
+
+static int item_state(const struct as_wait_item *it)
+{
+	const struct as_event *ev = it->event;
+
+	if (ev->flags & ACCEL_EVENT_USER) {
+		if (ev->error)
+			return -EIO;
+		return ev->value >= it->value ? 1 : 0;
+	}
+	return as_point_state(&it->point);
+}
+
+/**
+ * as_wait_check() - is a host wait satisfied?
+ * @items: the captured entries.
+ * @n: their number.
+ * @all: every entry must complete (else the first one does).
+ * @first: out: any mode: index of the lowest complete entry; either mode:
+ *	index of the failed entry on -EIO; all mode on success: 0.
+ *
+ * Return: 0 satisfied, -EAGAIN pending, -EIO an entry failed.
+ */
+int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
+		  u32 *first)
+{
+	bool pending = false;
+	u32 i;
+	int st;
+
+	for (i = 0; i < n; i++) {
+		st = item_state(&items[i]);
+		if (st < 0) {
+			*first = i;
+			return st;
+		}
+		if (st && !all) {
+			*first = i;
+			return 0;
+		}
+		if (!st)
+			pending = true;
+	}
+	if (pending)
+		return -EAGAIN;
+	*first = 0;
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The pure scheduling core of accelstream: timelines, event capture, wait
+ * resolution, descriptor validation and reference counts.
+ *
+ * It has no locking, allocation or sleeping of its own. A shell (the kernel
+ * module, or libaccel's in-process transport) takes its lock, calls the
+ * core, and then sleeps, wakes, pins or frees as the core's answer says.
+ * Every function here must be called with the shell's context lock held.
+ */
+#ifndef _AS_CORE_H
+#define _AS_CORE_H
+
+#include "as_types.h"
+
+/**
+ * struct as_timeline - a stream's 64-bit timeline
+ * @submitted: sequence number of the last submitted descriptor (first is 1).
+ * @completed: every descriptor up to this sequence number has retired.
+ * @error_seq: sequence number of the first failed descriptor, 0 if none.
+ * @error: negative errno of that failure, 0 if none.
+ * @refs: points (event captures, queued stream waits, host waits in
+ *	progress) that name this timeline; the shell keeps the stream's
+ *	memory while this is not zero.
+ */
+struct as_timeline {
+	u64 submitted;
+	u64 completed;
+	u64 error_seq;
+	s32 error;
+	u32 refs;
+};
+
+/**
+ * struct as_point - a captured (timeline, sequence number) pair
+ * @tl: the timeline, NULL for an empty point (complete by definition).
+ * @seq: the sequence number on @tl.
+ */
+struct as_point {
+	struct as_timeline *tl;
+	u64 seq;
+};
+
+/**
+ * struct as_region - the core's view of a region
+ * @size: bytes a descriptor may address, from offset 0.
+ * @flags: ACCEL_MEM_* flags of the region.
+ * @inflight: queued descriptors that name this region (twice if both
+ *	sides of a copy).
+ * @released: the handle is gone; the shell frees the region when
+ *	@inflight drops to zero.
+ */
+struct as_region {
+	u64 size;
+	u32 flags;
+	u32 pad;
+	u64 inflight;
+	bool released;
+};
+
+/**
+ * struct as_event - the core's view of an event
+ * @flags: ACCEL_EVENT_* flags.
+ * @refs: queued descriptors and waits in progress that name this event.
+ * @point: plain events: the captured point.
+ * @timestamp_ns: %ACCEL_EVENT_TIMING: when @point retired, 0 before.
+ * @value: user events: the counter.
+ * @error: user events: -EIO once signalled with %ACCEL_SIGNAL_ERROR.
+ * @dead: the handle is gone; the shell frees the event when @refs is 0.
+ */
+struct as_event {
+	u32 flags;
+	u32 refs;
+	struct as_point point;
+	u64 timestamp_ns;
+	u64 value;
+	s32 error;
+	bool dead;
+};
+
+/**
+ * struct as_entry - a validated descriptor queued on a stream
+ * @next: next entry in the stream's FIFO.
+ * @desc: the descriptor as submitted.
+ * @seq: its sequence number.
+ * @dst: COPY: destination region.
+ * @src: COPY: source region.
+ * @event: EVENT_RECORD, HOST_WAIT, HOST_SIGNAL: the event.
+ * @wait: STREAM_WAIT: the point captured at submission.
+ */
+struct as_entry {
+	struct as_entry *next;
+	struct accel_desc desc;
+	u64 seq;
+	struct as_region *dst;
+	struct as_region *src;
+	struct as_event *event;
+	struct as_point wait;
+};
+
+/**
+ * struct as_queue - a stream's FIFO of queued descriptors
+ * @head: oldest entry (next to run), NULL when empty.
+ * @tail: newest entry.
+ * @count: entries queued.
+ */
+struct as_queue {
+	struct as_entry *head;
+	struct as_entry *tail;
+	u32 count;
+};
+
+/**
+ * struct as_release - objects whose last reference a core call dropped
+ * @tl: timelines whose @refs reached zero.
+ * @ntl: number of entries in @tl.
+ * @region: released regions whose @inflight reached zero.
+ * @nregion: number of entries in @region.
+ * @event: dead events whose @refs reached zero.
+ * @nevent: number of entries in @event.
+ *
+ * The shell frees these (or checks its own conditions) after the call.
+ */
+struct as_release {
+	struct as_timeline *tl[2];
+	unsigned int ntl;
+	struct as_region *region[2];
+	unsigned int nregion;
+	struct as_event *event[1];
+	unsigned int nevent;
+};
+
+/**
+ * struct as_wait_item - one entry of a host wait, captured at its start
+ * @event: the event (the shell holds a reference through @event->refs).
+ * @point: plain events: the point captured when the wait began.
+ * @value: user events: the counter value waited for.
+ */
+struct as_wait_item {
+	struct as_event *event;
+	struct as_point point;
+	u64 value;
+};
+
+/* ABI checks: cheap, before any lookup or allocation. */
+int as_check_info(const struct accel_info *in);
+int as_check_mem_register(const struct accel_mem_register *r);
+int as_check_mem_alloc(const struct accel_mem_alloc *a);
+int as_check_mem_release(const struct accel_mem_release *r);
+int as_check_stream_create(const struct accel_stream_create *c);
+int as_check_handle(const struct accel_handle *h);
+int as_check_stream_sync(const struct accel_stream_sync *s);
+int as_check_submit(const struct accel_submit *s, u32 max_submit);
+int as_check_event_create(const struct accel_event_create *c);
+int as_check_event_signal(const struct accel_event_signal *s);
+int as_check_wait(const struct accel_wait *w, u32 max_wait);
+int as_check_wait_entry(const struct accel_wait_entry *e);
+int as_check_desc(const struct accel_desc *d);
+s32 as_clamp_priority(s32 prio);
+
+bool as_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen);
+
+/* Descriptor validation against resolved objects. */
+int as_validate_desc(const struct accel_desc *d, const struct as_region *dst,
+		     const struct as_region *src, const struct as_event *ev);
+
+/* Timelines and points. */
+int as_point_state(const struct as_point *p);
+void as_point_get(struct as_point *p);
+void as_point_put(struct as_point *p, struct as_release *rel);
+int as_timeline_check_sync(const struct as_timeline *tl, u64 seq);
+
+/* Queues. */
+void as_enqueue(struct as_timeline *tl, struct as_queue *q,
+		struct as_entry *e, struct as_release *rel);
+struct as_entry *as_queue_peek(const struct as_queue *q);
+int as_entry_ready(const struct as_entry *e);
+void as_entry_execute(struct as_entry *e);
+struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
+				int status, u64 now_ns, struct as_release *rel);
+
+/* Events. */
+void as_event_init(struct as_event *ev, u32 flags);
+int as_event_state(const struct as_event *ev, int *error);
+bool as_event_signal(struct as_event *ev, u64 value, bool error);
+void as_event_kill(struct as_event *ev, struct as_release *rel);
+int as_event_elapsed(const struct as_event *start, const struct as_event *end,
+		     s64 *elapsed_ns);
+bool as_event_put(struct as_event *ev);
+
+/* Regions. */
+int as_region_release(struct as_region *r, u32 flags);
+
+/* Host waits. */
+void as_wait_item_init(struct as_wait_item *it, struct as_event *ev, u64 value);
+void as_wait_item_fini(struct as_wait_item *it, struct as_release *rel);
+int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
+		  u32 *first);
+
+/* Limits shared by both shells. */
+#define AS_MAX_STREAMS		1024
+#define AS_MAX_EVENTS		65536
+#define AS_MAX_REGIONS		65536
+#define AS_MAX_SUBMIT		4096
+#define AS_QUEUE_DEPTH		65536
+#define AS_MAX_WAIT		256
+#define AS_GREATEST_PRIORITY	(-1)
+#define AS_LEAST_PRIORITY	0
+
+#endif /* _AS_CORE_H */

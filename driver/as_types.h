@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Types of the pure scheduling core, so that the very same as_core.c builds
+ * in the kernel module and in userspace (libaccel's in-process transport and
+ * the unit tests).
+ */
+#ifndef _AS_TYPES_H
+#define _AS_TYPES_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/stddef.h>
+#include <linux/overflow.h>
+#include <linux/build_bug.h>
+#include "accelstream.h"
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <assert.h>
+#include <linux/types.h>
+#include "accelstream.h"
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#endif
+
+#endif /* _AS_TYPES_H */

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * accelstream: streams, events and asynchronous copies over pinned memory.
+ *
+ * Copyright (C) 2026 The accelstream authors
+ */
+#ifndef _UAPI_LINUX_ACCELSTREAM_H
+#define _UAPI_LINUX_ACCELSTREAM_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/**
+ * DOC: overview
+ *
+ * Every open file of ``/dev/accelstream`` is one *context*. All handles
+ * (regions, streams, events) are u32 values private to that file, never 0,
+ * and never reused while the file is open. Closing the file cancels the work
+ * that has not started, waits for the copies that have, and releases every
+ * pin and allocation. Only the process that opened the file (the same mm)
+ * may issue ioctls on it; any other gets ``-EACCES``.
+ *
+ * A *region* is memory a descriptor may name: a registered user range
+ * (pinned with FOLL_LONGTERM and charged to RLIMIT_MEMLOCK), a pinned host
+ * buffer the driver allocates and the user maps with mmap(2) (the
+ * equivalent of cudaMallocHost / aclrtMallocHost), or device memory
+ * (cudaMalloc / aclrtMalloc). Every queued descriptor that names a region
+ * holds a reference on it: the pages stay pinned until the descriptor
+ * retires, whatever the process does to its mappings.
+ *
+ * A *stream* is an in-order queue with a 64-bit timeline. Each submitted
+ * descriptor takes the next sequence number (the first is 1); descriptor N
+ * has finished when the stream's completed count is at least N.
+ *
+ * An *event* is a captured point (stream, sequence number). Recording
+ * captures the stream's last submitted descriptor at the time of the record;
+ * a stream wait captures the event's point at the time the wait is
+ * submitted. An event never recorded is complete. A *user event*
+ * (%ACCEL_EVENT_USER) is instead a 64-bit counter that the host or a
+ * %ACCEL_OP_HOST_SIGNAL descriptor raises, so that streams can be gated
+ * deterministically.
+ *
+ * Errors are sticky per stream: once a descriptor fails, the descriptors
+ * queued behind it are retired without running, later submissions fail with
+ * ``-EIO``, and every wait on a point at or after the failure returns
+ * ``-EIO``. Destroying the stream still works.
+ *
+ * Timeouts are absolute CLOCK_MONOTONIC times in nanoseconds, so that a wait
+ * interrupted by a signal restarts with the same deadline. %ACCEL_TIMEOUT_INFINITE
+ * waits forever; any time in the past (0, say) polls.
+ *
+ * Reserved and padding fields must be zero and unknown flag bits must be
+ * clear, or the ioctl fails with ``-EINVAL``; output structures are written
+ * in full. Unknown commands fail with ``-ENOTTY``. Features are discovered
+ * through the capability bits of &struct accel_info, not the version.
+ */
+
+/**
+ * DOC: completions
+ *
+ * The file is also a completion counter, for event loops: read(2) of 8
+ * bytes returns, as a native-endian __u64, how many descriptors of this
+ * context retired since the previous read, and resets it; it blocks while
+ * the count is zero (``-EAGAIN`` with O_NONBLOCK). poll(2) reports
+ * EPOLLIN while the count is not zero. A read of fewer than 8 bytes fails
+ * with ``-EINVAL``.
+ */
+
+/** @ACCEL_ABI_VERSION: the ABI version this header describes. */
+#define ACCEL_ABI_VERSION		1
+
+/** @ACCEL_TIMEOUT_INFINITE: wait without a deadline. */
+#define ACCEL_TIMEOUT_INFINITE		(~(__u64)0)
+
+/* Capability bits of accel_info.caps. */
+/** @ACCEL_CAP_SOFT_ENGINE: the in-kernel CPU copy engine runs the queues. */
+#define ACCEL_CAP_SOFT_ENGINE		(1ULL << 0)
+/** @ACCEL_CAP_HOST_ALLOC: %ACCEL_MEM_HOST allocations that can be mmapped. */
+#define ACCEL_CAP_HOST_ALLOC		(1ULL << 1)
+/** @ACCEL_CAP_DEVICE_MEM: %ACCEL_MEM_DEVICE allocations. */
+#define ACCEL_CAP_DEVICE_MEM		(1ULL << 2)
+/** @ACCEL_CAP_USER_EVENTS: %ACCEL_EVENT_USER and the HOST_WAIT/HOST_SIGNAL ops. */
+#define ACCEL_CAP_USER_EVENTS		(1ULL << 3)
+/** @ACCEL_CAP_EVENT_TIMING: %ACCEL_EVENT_TIMING and %ACCEL_IOC_EVENT_ELAPSED. */
+#define ACCEL_CAP_EVENT_TIMING		(1ULL << 4)
+/** @ACCEL_CAP_POLL: poll(2) and read(2) report retired descriptors. */
+#define ACCEL_CAP_POLL			(1ULL << 5)
+/** @ACCEL_CAP_DEFERRED_RELEASE: %ACCEL_MEM_RELEASE_DEFERRED. */
+#define ACCEL_CAP_DEFERRED_RELEASE	(1ULL << 6)
+
+/**
+ * struct accel_info - what the driver is and what it can do
+ * @abi_version: %ACCEL_ABI_VERSION of the driver. A library built for a
+ *	different major ABI must refuse to run and say which side to upgrade.
+ * @flags: must be zero on input; zero on output.
+ * @caps: ACCEL_CAP_* bits.
+ * @max_streams: most live streams per context.
+ * @max_events: most live events per context.
+ * @max_regions: most live regions per context.
+ * @max_submit: most descriptors in one %ACCEL_IOC_SUBMIT.
+ * @queue_depth: most descriptors queued (not yet retired) on one stream;
+ *	a submission that would exceed it fails with ``-EAGAIN``.
+ * @max_wait: most entries in one %ACCEL_IOC_WAIT.
+ * @greatest_priority: numerically lowest (most urgent) stream priority.
+ * @least_priority: numerically highest (least urgent) stream priority,
+ *	also the default. Out-of-range priorities are clamped, as in CUDA.
+ * @max_pinned_bytes: most bytes one context may pin (registered and host
+ *	allocations), before RLIMIT_MEMLOCK applies; bytes.
+ * @max_device_bytes: most device memory one context may allocate; bytes.
+ * @page_size: the granule of pinning and of mmap offsets; bytes.
+ * @reserved: must be zero on input; zero on output.
+ */
+struct accel_info {
+	__u32 abi_version;
+	__u32 flags;
+	__u64 caps;
+	__u32 max_streams;
+	__u32 max_events;
+	__u32 max_regions;
+	__u32 max_submit;
+	__u32 queue_depth;
+	__u32 max_wait;
+	__s32 greatest_priority;
+	__s32 least_priority;
+	__u64 max_pinned_bytes;
+	__u64 max_device_bytes;
+	__u32 page_size;
+	__u32 reserved[5];
+};
+
+/* Region flags. */
+/** @ACCEL_MEM_READONLY: register: the device only reads it (no FOLL_WRITE). */
+#define ACCEL_MEM_READONLY		(1U << 0)
+/** @ACCEL_MEM_HOST: alloc: pinned host memory, mapped with mmap(2). */
+#define ACCEL_MEM_HOST			(1U << 1)
+/** @ACCEL_MEM_DEVICE: alloc: device memory. */
+#define ACCEL_MEM_DEVICE		(1U << 2)
+
+/**
+ * struct accel_mem_register - pin a user range (cudaHostRegister)
+ * @addr: in: start of the range, any alignment; a user virtual address.
+ * @size: in: length of the range in bytes, not zero.
+ * @flags: in: 0 or %ACCEL_MEM_READONLY.
+ * @handle: out: the region's handle.
+ *
+ * Pins every page the range touches with FOLL_LONGTERM (and FOLL_WRITE
+ * unless %ACCEL_MEM_READONLY), charging them to RLIMIT_MEMLOCK unless the
+ * caller has CAP_IPC_LOCK. Region offsets count from @addr.
+ *
+ * Errors: ``-EINVAL`` zero size, wrapping range, unknown flags;
+ * ``-EEXIST`` the range overlaps a registered range of this context;
+ * ``-EFAULT`` part of the range is not mapped, or is VM_IO/VM_PFNMAP, or is
+ * not writable without %ACCEL_MEM_READONLY; ``-ENOMEM`` past
+ * RLIMIT_MEMLOCK or @max_pinned_bytes, or out of memory; ``-ENOSPC`` too
+ * many regions.
+ */
+struct accel_mem_register {
+	__u64 addr;
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+};
+
+/**
+ * struct accel_mem_alloc - allocate pinned host or device memory
+ * @size: in: bytes, not zero; rounded up to whole pages.
+ * @flags: in: exactly one of %ACCEL_MEM_HOST (cudaMallocHost) or
+ *	%ACCEL_MEM_DEVICE (cudaMalloc).
+ * @handle: out: the region's handle.
+ * @mmap_offset: out: for %ACCEL_MEM_HOST, the offset to pass to mmap(2)
+ *	(MAP_SHARED, length at most the rounded size); 0 for device memory.
+ *
+ * Memory is zeroed. Host allocations count against RLIMIT_MEMLOCK and
+ * @max_pinned_bytes; device allocations against @max_device_bytes.
+ *
+ * Errors: ``-EINVAL`` zero size or bad flags; ``-ENOMEM`` past a limit or
+ * out of memory; ``-ENOSPC`` too many regions.
+ */
+struct accel_mem_alloc {
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+	__u64 mmap_offset;
+};
+
+/** @ACCEL_MEM_RELEASE_DEFERRED: release when the last queued use retires. */
+#define ACCEL_MEM_RELEASE_DEFERRED	(1U << 0)
+
+/**
+ * struct accel_mem_release - unregister or free a region
+ * @handle: in: the region.
+ * @flags: in: 0 or %ACCEL_MEM_RELEASE_DEFERRED.
+ *
+ * Without a flag, a region named by queued descriptors is not touched and
+ * the call fails with ``-EBUSY``. With %ACCEL_MEM_RELEASE_DEFERRED the
+ * handle dies at once and the pages are unpinned (or freed) when the last
+ * descriptor naming them retires (stream-ordered free, cudaFreeAsync).
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` bad flags;
+ * ``-EBUSY`` queued work names the region.
+ */
+struct accel_mem_release {
+	__u32 handle;
+	__u32 flags;
+};
+
+/** @ACCEL_STREAM_NON_BLOCKING: cudaStreamNonBlocking; recorded and reported. */
+#define ACCEL_STREAM_NON_BLOCKING	(1U << 0)
+
+/**
+ * struct accel_stream_create - create a stream (cudaStreamCreateWithPriority)
+ * @flags: in: 0 or %ACCEL_STREAM_NON_BLOCKING.
+ * @priority: in: lower is more urgent; clamped to the range of
+ *	&struct accel_info. The soft engine runs streams of priority below
+ *	@least_priority on a high-priority workqueue.
+ * @handle: out: the stream's handle.
+ * @pad: must be zero.
+ *
+ * Errors: ``-EINVAL`` unknown flags or nonzero pad; ``-ENOSPC`` too many
+ * streams; ``-ENOMEM``.
+ */
+struct accel_stream_create {
+	__u32 flags;
+	__s32 priority;
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct accel_handle - an ioctl argument that names one object
+ * @handle: in: the object.
+ * @pad: must be zero.
+ *
+ * Used by %ACCEL_IOC_STREAM_DESTROY and %ACCEL_IOC_EVENT_DESTROY. A
+ * destroyed stream's handle dies at once; its queued work still runs, then
+ * its resources go (cudaStreamDestroy). Errors: ``-ENOENT`` unknown
+ * handle; ``-EINVAL`` nonzero pad.
+ */
+struct accel_handle {
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct accel_stream_query - a stream's state (cudaStreamQuery)
+ * @handle: in: the stream.
+ * @pad: must be zero.
+ * @submitted: out: sequence number of the last submitted descriptor.
+ * @completed: out: all descriptors up to this sequence number retired.
+ * @error: out: 0, or the negative errno that made the stream fail.
+ * @flags: out: the creation flags.
+ * @priority: out: the effective (clamped) priority.
+ * @queued: out: descriptors submitted and not yet retired.
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` nonzero pad.
+ */
+struct accel_stream_query {
+	__u32 handle;
+	__u32 pad;
+	__u64 submitted;
+	__u64 completed;
+	__s32 error;
+	__u32 flags;
+	__s32 priority;
+	__u32 queued;
+};
+
+/**
+ * struct accel_stream_sync - wait for a stream (cudaStreamSynchronize)
+ * @handle: in: the stream.
+ * @flags: must be zero.
+ * @seq: in: wait until this sequence number retired; 0 means everything
+ *	submitted when the call started.
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC deadline in nanoseconds, or
+ *	%ACCEL_TIMEOUT_INFINITE.
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` bad flags or @seq past
+ * the last submitted; ``-ETIME`` deadline passed; ``-EIO`` the stream
+ * failed at or before @seq; ``-EINTR`` (restarted by the kernel where the
+ * signal allows) a signal arrived.
+ */
+struct accel_stream_sync {
+	__u32 handle;
+	__u32 flags;
+	__u64 seq;
+	__u64 timeout_ns;
+};
+
+/**
+ * enum accel_op - what a descriptor does
+ * @ACCEL_OP_NOP: nothing; retires in order (a marker).
+ * @ACCEL_OP_COPY: copy @length bytes from (@src, @src_offset) to
+ *	(@dst, @dst_offset) (cudaMemcpyAsync). Any two region kinds.
+ * @ACCEL_OP_EVENT_RECORD: capture this point in @event (cudaEventRecord).
+ * @ACCEL_OP_STREAM_WAIT: later descriptors of this stream wait until the
+ *	point @event holds at submission time completes
+ *	(cudaStreamWaitEvent). A never-recorded event waits for nothing.
+ * @ACCEL_OP_HOST_WAIT: wait until user event @event reaches @value
+ *	(cuStreamWaitValue64 with GEQ).
+ * @ACCEL_OP_HOST_SIGNAL: raise user event @event to @value
+ *	(cuStreamWriteValue64), never lowering it.
+ */
+enum accel_op {
+	ACCEL_OP_NOP = 0,
+	ACCEL_OP_COPY = 1,
+	ACCEL_OP_EVENT_RECORD = 2,
+	ACCEL_OP_STREAM_WAIT = 3,
+	ACCEL_OP_HOST_WAIT = 4,
+	ACCEL_OP_HOST_SIGNAL = 5,
+};
+
+/**
+ * struct accel_desc - one queued operation; 64 bytes, ring-friendly
+ * @op: an &enum accel_op.
+ * @flags: must be zero.
+ * @dst: COPY: destination region handle; otherwise zero.
+ * @src: COPY: source region handle; otherwise zero.
+ * @dst_offset: COPY: byte offset into @dst; otherwise zero.
+ * @src_offset: COPY: byte offset into @src; otherwise zero.
+ * @length: COPY: bytes to copy (0 is a no-op); otherwise zero.
+ * @event: EVENT_RECORD, STREAM_WAIT, HOST_WAIT, HOST_SIGNAL: event handle
+ *	(a user event for the HOST ops, a plain one for the others).
+ * @reserved: must be zero.
+ * @value: HOST_WAIT, HOST_SIGNAL: the counter value; otherwise zero.
+ * @user_data: opaque; any value.
+ *
+ * Fields an op does not use must be zero, so that they can gain a meaning
+ * later. Each descriptor takes one sequence number on its stream.
+ */
+struct accel_desc {
+	__u32 op;
+	__u32 flags;
+	__u32 dst;
+	__u32 src;
+	__u64 dst_offset;
+	__u64 src_offset;
+	__u64 length;
+	__u32 event;
+	__u32 reserved;
+	__u64 value;
+	__u64 user_data;
+};
+
+/**
+ * struct accel_submit - queue descriptors on a stream
+ * @stream: in: the stream.
+ * @count: in: number of descriptors, 1 to @max_submit.
+ * @descs: in: user pointer to @count &struct accel_desc.
+ * @flags: must be zero.
+ * @pad: must be zero.
+ * @seq: out: the sequence number of the last descriptor; the first is
+ *	@seq - @count + 1.
+ *
+ * All descriptors are validated before any is queued: on error nothing is
+ * queued and @seq is not written.
+ *
+ * Errors: ``-ENOENT`` unknown stream, region or event handle;
+ * ``-EINVAL`` bad count, op, flags, reserved or unused fields, a COPY out
+ * of its region's bounds (offsets and lengths are checked for overflow), a
+ * plain event in a HOST op or a user event in a RECORD/WAIT;
+ * ``-EPERM`` a COPY into a %ACCEL_MEM_READONLY region; ``-EFAULT`` bad
+ * @descs; ``-EAGAIN`` the stream's queue would exceed @queue_depth;
+ * ``-EIO`` the stream has failed; ``-ENOMEM``.
+ */
+struct accel_submit {
+	__u32 stream;
+	__u32 count;
+	__u64 descs;
+	__u32 flags;
+	__u32 pad;
+	__u64 seq;
+};
+
+/* Event flags. */
+/** @ACCEL_EVENT_TIMING: keep completion timestamps (no cudaEventDisableTiming). */
+#define ACCEL_EVENT_TIMING		(1U << 0)
+/** @ACCEL_EVENT_USER: a host-signalled counter, not a stream point. */
+#define ACCEL_EVENT_USER		(1U << 1)
+
+/**
+ * struct accel_event_create - create an event (cudaEventCreateWithFlags)
+ * @flags: in: 0, %ACCEL_EVENT_TIMING, or %ACCEL_EVENT_USER.
+ * @handle: out: the event's handle.
+ *
+ * Errors: ``-EINVAL`` unknown or conflicting flags; ``-ENOSPC`` too many
+ * events; ``-ENOMEM``.
+ */
+struct accel_event_create {
+	__u32 flags;
+	__u32 handle;
+};
+
+/**
+ * struct accel_event_record - record an event on a stream (cudaEventRecord)
+ * @event: in: a plain event.
+ * @stream: in: the stream.
+ * @seq: out: the sequence number of the record descriptor.
+ *
+ * The same as submitting one %ACCEL_OP_EVENT_RECORD.
+ * Errors: those of %ACCEL_IOC_SUBMIT.
+ */
+struct accel_event_record {
+	__u32 event;
+	__u32 stream;
+	__u64 seq;
+};
+
+/** @ACCEL_EVENT_STATE_COMPLETE: the captured point has retired. */
+#define ACCEL_EVENT_STATE_COMPLETE	0
+/** @ACCEL_EVENT_STATE_PENDING: the captured point has not retired. */
+#define ACCEL_EVENT_STATE_PENDING	1
+
+/**
+ * struct accel_event_query - an event's state (cudaEventQuery)
+ * @handle: in: the event.
+ * @pad: must be zero.
+ * @state: out: %ACCEL_EVENT_STATE_COMPLETE or %ACCEL_EVENT_STATE_PENDING;
+ *	a user event is complete once its @value is not zero.
+ * @error: out: 0, or ``-EIO`` when the captured stream failed at or
+ *	before the point (or the user event was signalled with an error).
+ * @stream: out: the stream of the captured point, 0 if never recorded
+ *	(or if that stream's handle is gone).
+ * @flags: out: the creation flags.
+ * @seq: out: the captured sequence number, 0 if never recorded.
+ * @value: out: a user event's counter; 0 for plain events.
+ * @timestamp_ns: out: %ACCEL_EVENT_TIMING: CLOCK_MONOTONIC time at which
+ *	the point retired, 0 until then.
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` nonzero pad.
+ */
+struct accel_event_query {
+	__u32 handle;
+	__u32 pad;
+	__u32 state;
+	__s32 error;
+	__u32 stream;
+	__u32 flags;
+	__u64 seq;
+	__u64 value;
+	__u64 timestamp_ns;
+};
+
+/**
+ * struct accel_event_elapsed - time between two events (cudaEventElapsedTime)
+ * @start: in: a completed %ACCEL_EVENT_TIMING event.
+ * @end: in: a completed %ACCEL_EVENT_TIMING event.
+ * @elapsed_ns: out: @end's timestamp minus @start's, nanoseconds (negative
+ *	when @end retired first).
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` an event without
+ * %ACCEL_EVENT_TIMING, or never recorded; ``-EAGAIN`` not both complete
+ * (cudaErrorNotReady); ``-EIO`` a point failed.
+ */
+struct accel_event_elapsed {
+	__u32 start;
+	__u32 end;
+	__s64 elapsed_ns;
+};
+
+/** @ACCEL_SIGNAL_ERROR: fail the waiters of the user event with -EIO. */
+#define ACCEL_SIGNAL_ERROR		(1U << 0)
+
+/**
+ * struct accel_event_signal - raise a user event from the host
+ * @handle: in: a user event.
+ * @flags: in: 0 or %ACCEL_SIGNAL_ERROR.
+ * @value: in: the new counter value; a value not above the current one
+ *	changes nothing.
+ *
+ * With %ACCEL_SIGNAL_ERROR the event becomes failed: every HOST_WAIT on it
+ * fails (making its stream fail) and host waits on it return ``-EIO``.
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` a plain event, or bad
+ * flags.
+ */
+struct accel_event_signal {
+	__u32 handle;
+	__u32 flags;
+	__u64 value;
+};
+
+/**
+ * struct accel_wait_entry - one event of an %ACCEL_IOC_WAIT
+ * @event: the event.
+ * @pad: must be zero.
+ * @value: for a user event, the counter value to wait for (0 means 1);
+ *	for a plain event, must be zero.
+ */
+struct accel_wait_entry {
+	__u32 event;
+	__u32 pad;
+	__u64 value;
+};
+
+/** @ACCEL_WAIT_ALL: wait for every entry, not the first one. */
+#define ACCEL_WAIT_ALL			(1U << 0)
+
+/**
+ * struct accel_wait - wait for events (cudaEventSynchronize, wait-any/all)
+ * @entries: in: user pointer to @count &struct accel_wait_entry.
+ * @count: in: 1 to @max_wait.
+ * @flags: in: 0 (any) or %ACCEL_WAIT_ALL.
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC deadline in nanoseconds, or
+ *	%ACCEL_TIMEOUT_INFINITE.
+ * @first_signaled: out: index of the lowest complete entry (any mode), or
+ *	of the failing one on ``-EIO``; written on success and on ``-EIO``.
+ * @pad: must be zero.
+ *
+ * Points are captured when the call starts: a record made while it waits
+ * does not move the target.
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` bad count, flags or
+ * entry; ``-EFAULT`` bad @entries; ``-ETIME`` deadline passed; ``-EIO``
+ * an entry failed; ``-EINTR`` a signal arrived (restarted where allowed).
+ */
+struct accel_wait {
+	__u64 entries;
+	__u32 count;
+	__u32 flags;
+	__u64 timeout_ns;
+	__u32 first_signaled;
+	__u32 pad;
+};
+
+#define ACCEL_IOC_MAGIC			0xB7
+
+/* Device-level commands. */
+#define ACCEL_IOC_GET_INFO	_IOWR(ACCEL_IOC_MAGIC, 0x00, struct accel_info)
+
+/* Memory. */
+#define ACCEL_IOC_MEM_REGISTER	_IOWR(ACCEL_IOC_MAGIC, 0x10, struct accel_mem_register)
+#define ACCEL_IOC_MEM_ALLOC	_IOWR(ACCEL_IOC_MAGIC, 0x11, struct accel_mem_alloc)
+#define ACCEL_IOC_MEM_RELEASE	_IOW(ACCEL_IOC_MAGIC, 0x12, struct accel_mem_release)
+
+/* Streams. */
+#define ACCEL_IOC_STREAM_CREATE	_IOWR(ACCEL_IOC_MAGIC, 0x20, struct accel_stream_create)
+#define ACCEL_IOC_STREAM_DESTROY _IOW(ACCEL_IOC_MAGIC, 0x21, struct accel_handle)
+#define ACCEL_IOC_STREAM_QUERY	_IOWR(ACCEL_IOC_MAGIC, 0x22, struct accel_stream_query)
+#define ACCEL_IOC_STREAM_SYNC	_IOW(ACCEL_IOC_MAGIC, 0x23, struct accel_stream_sync)
+#define ACCEL_IOC_SUBMIT	_IOWR(ACCEL_IOC_MAGIC, 0x24, struct accel_submit)
+
+/* Events. */
+#define ACCEL_IOC_EVENT_CREATE	_IOWR(ACCEL_IOC_MAGIC, 0x30, struct accel_event_create)
+#define ACCEL_IOC_EVENT_DESTROY	_IOW(ACCEL_IOC_MAGIC, 0x31, struct accel_handle)
+#define ACCEL_IOC_EVENT_RECORD	_IOWR(ACCEL_IOC_MAGIC, 0x32, struct accel_event_record)
+#define ACCEL_IOC_EVENT_QUERY	_IOWR(ACCEL_IOC_MAGIC, 0x33, struct accel_event_query)
+#define ACCEL_IOC_EVENT_ELAPSED	_IOWR(ACCEL_IOC_MAGIC, 0x34, struct accel_event_elapsed)
+#define ACCEL_IOC_EVENT_SIGNAL	_IOW(ACCEL_IOC_MAGIC, 0x35, struct accel_event_signal)
+#define ACCEL_IOC_WAIT		_IOWR(ACCEL_IOC_MAGIC, 0x36, struct accel_wait)
+
+#endif /* _UAPI_LINUX_ACCELSTREAM_H */
