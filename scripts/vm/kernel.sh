@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Locate an installed Debian kernel and prepare a bootable image for QEMU.
 #
-# Usage: scripts/vm/kernel.sh [stock|rt]     (default: $KERNEL or stock)
+# Usage: scripts/vm/kernel.sh [--no-image] [stock|rt]   (default: $KERNEL or stock)
+#   --no-image  only locate the kernel (KVER/KDIR/MODDIR/VMLINUZ/KFLAVOUR):
+#               instant, never extracts or boots anything
 #
 # Prints shell assignments on stdout (eval them):
 #   KVER=6.1.0-NN-amd64            newest /boot/vmlinuz-*-amd64 (or *-rt-amd64)
@@ -18,6 +20,8 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+noimage=0
+if [ "${1:-}" = --no-image ]; then noimage=1; shift; fi
 flavour=${1:-${KERNEL:-stock}}
 case "$flavour" in
 stock|amd64) flavour=stock; pat='vmlinuz-*-amd64'; notpat='*-rt-amd64' ;;
@@ -39,6 +43,11 @@ kver=$(cat "${TMPDIR:-/tmp}/kver.$$"); rm -f "${TMPDIR:-/tmp}/kver.$$"
 
 vmlinuz=/boot/vmlinuz-$kver
 [ -r "$vmlinuz" ] || vm_die "$vmlinuz not readable"
+if [ $noimage = 1 ]; then
+	printf 'KVER=%s\nKFLAVOUR=%s\nKDIR=%s\nMODDIR=%s\nVMLINUZ=%s\n' \
+		"$kver" "$flavour" "/lib/modules/$kver/build" "/lib/modules/$kver" "$vmlinuz"
+	exit 0
+fi
 kout=$VM_BUILD/$kver
 mkdir -p "$kout"
 vmlinux=$kout/vmlinux

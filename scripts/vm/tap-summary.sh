@@ -18,11 +18,13 @@
 # Prints one line per suite and per extra failure, then exactly one last
 # line: "P passed, F failed" (+ ", S skipped" when S > 0).  Exit 1 if F > 0.
 [ $# -gt 0 ] || { echo "usage: $0 FILE..." >&2; exit 2; }
+empties=
 for f in "$@"; do
 	[ -r "$f" ] || { echo "$0: cannot read $f" >&2; echo "0 passed, 1 failed"; exit 1; }
+	[ -s "$f" ] || empties="$empties $f"
 done
 
-awk '
+awk -v empties="$empties" '
 function reset_suite() { sp = 0; sf = 0; ss = 0; splan = -1; stotals = ""; snote = "" }
 function label(n) { return (kern != "" && nfiles > 1) ? "[" kern "] " n : n }
 function open_suite(n) { cur = n; insuite = 1; reset_suite(); started[FILENAME, n] = 1 }
@@ -105,8 +107,9 @@ FNR == 1 { end_file(); FILENAME_prev = FILENAME; accel = 0; insuite = 0; nplan =
 }
 END {
 	end_file()
-	if (nfiles == 0) F++
-	line = P " passed, " F " failed"
+	ne = split(empties, e, " ")
+	for (i = 1; i <= ne; i++) { F++; printf "FAIL %s - empty (no output at all)\n", e[i] }
+	line = (P + 0) " passed, " (F + 0) " failed"
 	if (S > 0) line = line ", " S " skipped"
 	print line
 	exit F > 0 ? 1 : 0
