@@ -83,7 +83,7 @@ FNR == 1 { end_file(); FILENAME_prev = FILENAME; accel = 0; insuite = 0; nplan =
 	close_suite(rc, secs); next
 }
 /^# accelstream-verdict: / { verdict = 1; next }
-/^# accelstream-host / { hostseen = 1; next }
+/^# accelstream-host / { if (insuite) close_suite("none"); hostseen = 1; next }
 /^(not )?ok( |$)/ {
 	if (!insuite && !accel) open_suite(FILENAME)
 	if (!insuite) {
