@@ -112,11 +112,12 @@ fi
 if [ -f "$payload/kmods.list" ]; then
 	while read -r m _; do
 		case "$m" in ''|'#'*) continue ;; esac
-		deps=$(modprobe -S "$KVER" -d / --show-depends "$m" 2>&1) ||
+		deps=$(modprobe -S "$KVER" --show-depends "$m" 2>&1) ||
 			vm_die "kmods.list: cannot resolve '$m' for $KVER: $deps"
 		while read -r kind path _; do
 			[ "$kind" = insmod ] || continue
-			rel=${path#"$MODDIR"/}
+			path=$(echo "$path" | tr -s /)
+			rel=${path#*/lib/modules/"$KVER"/}
 			copy_ko "$path" "$mdst/$(dirname "$rel")"
 		done <<< "$deps"
 		echo "$m" >> "$stage/etc/vmtest.kmods"
