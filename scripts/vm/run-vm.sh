@@ -84,6 +84,10 @@ if [ -n "${TESTS:-}" ] && [ -f "$payload/tests.list" ]; then
 	want=" $(echo "$TESTS" | tr ',' ' ') "
 	awk -v want="$want" '/^[ \t]*(#|$)/ { next } index(want, " " $1 " ") { print }' \
 		"$payload/tests.list" > "$stage/payload/tests.list"
+	for t in $want; do
+		awk -v t="$t" '$1 == t { f = 1 } END { exit !f }' "$stage/payload/tests.list" ||
+			{ echo "$0: TESTS: no test '$t' in $payload/tests.list" >&2; exit 2; }
+	done
 fi
 
 # --- modules: payload *.ko -> extra/, kmods.list resolved from $MODDIR

@@ -109,6 +109,7 @@ END {
 	end_file()
 	ne = split(empties, e, " ")
 	for (i = 1; i <= ne; i++) { F++; printf "FAIL %s - empty (no output at all)\n", e[i] }
+	if (P + F + S == 0) { F++; print "FAIL no test results at all" }
 	line = (P + 0) " passed, " (F + 0) " failed"
 	if (S > 0) line = line ", " S " skipped"
 	print line
