@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * accelstream: debugfs, the interface accelctl reads. The layout is
+ * documented in Documentation/admin-guide/accelstream.rst.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "as_drv.h"
+
+static struct dentry *as_dbg_root;
+
+static int as_summary_show(struct seq_file *m, void *unused)
+{
+	u64 streams = 0, events = 0, regions = 0, queued = 0;
+	u64 pinned = 0, device = 0, contexts = 0;
+	struct as_ctx *ctx;
+
+	mutex_lock(&as_ctx_list_lock);
+	list_for_each_entry(ctx, &as_ctx_list, node) {
+		struct as_stream *s;
+		struct as_mem *r;
+		struct as_event_obj *ev;
+
+		contexts++;
+		spin_lock(&ctx->lock);
+		list_for_each_entry(s, &ctx->streams, node)
+			streams++;
+		list_for_each_entry(r, &ctx->regions, node)
+			regions++;
+		list_for_each_entry(ev, &ctx->events, node)
+			events++;
+		queued += ctx->queued;
+		pinned += ctx->pinned_bytes;
+		device += ctx->device_bytes;
+		spin_unlock(&ctx->lock);
+	}
+	mutex_unlock(&as_ctx_list_lock);
+
+	seq_printf(m, "abi_version %u\n", ACCEL_ABI_VERSION);
+	seq_printf(m, "contexts %llu\n", contexts);
+	seq_printf(m, "streams %llu\n", streams);
+	seq_printf(m, "events %llu\n", events);
+	seq_printf(m, "regions %llu\n", regions);
+	seq_printf(m, "queued %llu\n", queued);
+	seq_printf(m, "pinned_bytes %llu\n", pinned);
+	seq_printf(m, "device_bytes %llu\n", device);
+	seq_printf(m, "submitted_total %lld\n",
+		   (long long)atomic64_read(&as_submitted_total));
+	seq_printf(m, "retired_total %lld\n",
+		   (long long)atomic64_read(&as_retired_total));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(as_summary);
+
+static int as_contexts_show(struct seq_file *m, void *unused)
+{
+	struct as_ctx *ctx;
+
+	seq_puts(m, "id pid streams events regions queued pinned_bytes device_bytes executor failed_streams comm\n");
+	mutex_lock(&as_ctx_list_lock);
+	list_for_each_entry(ctx, &as_ctx_list, node) {
+		spin_lock(&ctx->lock);
+		seq_printf(m, "%u %d %u %u %u %llu %llu %llu soft %u %s\n",
+			   ctx->id, ctx->tgid, ctx->nstreams, ctx->nevents,
+			   ctx->nregions, ctx->queued, ctx->pinned_bytes,
+			   ctx->device_bytes, ctx->failed_streams, ctx->comm);
+		spin_unlock(&ctx->lock);
+	}
+	mutex_unlock(&as_ctx_list_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(as_contexts);
+
+static int as_streams_show(struct seq_file *m, void *unused)
+{
+	struct as_ctx *ctx = m->private;
+	struct as_stream *s;
+
+	seq_puts(m, "handle submitted completed queued priority flags error state\n");
+	spin_lock(&ctx->lock);
+	list_for_each_entry(s, &ctx->streams, node)
+		seq_printf(m, "%u %llu %llu %u %d %u %d %s\n", s->obj.handle,
+			   s->tl.submitted, s->tl.completed, s->q.count,
+			   s->priority, s->flags, s->tl.error,
+			   s->destroyed ? "destroyed" : "live");
+	spin_unlock(&ctx->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(as_streams);
+
+static const char *const as_kind_names[] = {
+	[AS_MEM_USER] = "host",
+	[AS_MEM_HOST_ALLOC] = "host_alloc",
+	[AS_MEM_DEVICE] = "device",
+};
+
+static int as_regions_show(struct seq_file *m, void *unused)
+{
+	struct as_ctx *ctx = m->private;
+	struct as_mem *r;
+
+	seq_puts(m, "handle kind size inflight flags state\n");
+	spin_lock(&ctx->lock);
+	list_for_each_entry(r, &ctx->regions, node)
+		seq_printf(m, "%u %s %llu %llu %u %s\n", r->obj.handle,
+			   as_kind_names[r->kind], r->core.size,
+			   r->core.inflight, r->core.flags,
+			   r->core.released ? "released" : "live");
+	spin_unlock(&ctx->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(as_regions);
+
+/**
+ * as_debugfs_init() - create /sys/kernel/debug/accelstream
+ *
+ * Debugfs failures are not fatal: the driver works without it.
+ */
+void as_debugfs_init(void)
+{
+	as_dbg_root = debugfs_create_dir(AS_DRV_NAME, NULL);
+	debugfs_create_file("summary", 0444, as_dbg_root, NULL,
+			    &as_summary_fops);
+	debugfs_create_file("contexts", 0444, as_dbg_root, NULL,
+			    &as_contexts_fops);
+}
+
+/**
+ * as_debugfs_fini() - remove /sys/kernel/debug/accelstream
+ */
+void as_debugfs_fini(void)
+{
+	debugfs_remove_recursive(as_dbg_root);
+}
+
+/**
+ * as_debugfs_ctx_init() - create a context's ctx-<id> directory
+ * @ctx: the context.
+ *
+ * Context: as_ctx_list_lock held.
+ */
+void as_debugfs_ctx_init(struct as_ctx *ctx)
+{
+	char name[24];
+
+	snprintf(name, sizeof(name), "ctx-%u", ctx->id);
+	ctx->dbg = debugfs_create_dir(name, as_dbg_root);
+	debugfs_create_file("streams", 0444, ctx->dbg, ctx, &as_streams_fops);
+	debugfs_create_file("regions", 0444, ctx->dbg, ctx, &as_regions_fops);
+}
+
+/**
+ * as_debugfs_ctx_fini() - remove a context's directory
+ * @ctx: the context; readers of its files are gone when this returns.
+ */
+void as_debugfs_ctx_fini(struct as_ctx *ctx)
+{
+	debugfs_remove_recursive(ctx->dbg);
+}

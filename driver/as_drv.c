@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * accelstream: streams, events and asynchronous copies over pinned memory.
+ *
+ * Module init, the misc device, file operations and the ioctl table.
+ */
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "as_drv.h"
+
+static unsigned int max_pinned_mb = 4096;
+module_param(max_pinned_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb,
+		 "Most host memory one context may pin, MiB (RLIMIT_MEMLOCK also applies)");
+
+static unsigned int max_device_mb = 1024;
+module_param(max_device_mb, uint, 0644);
+MODULE_PARM_DESC(max_device_mb,
+		 "Most soft device memory one context may allocate, MiB");
+
+struct workqueue_struct *as_wq;
+struct workqueue_struct *as_wq_hi;
+atomic64_t as_submitted_total;
+atomic64_t as_retired_total;
+
+/* Protects as_ctx_list and as_next_ctx_id. */
+DEFINE_MUTEX(as_ctx_list_lock);
+LIST_HEAD(as_ctx_list);
+static u32 as_next_ctx_id;
+
+/**
+ * as_lookup_locked() - find a live object by handle
+ * @ctx: the context.
+ * @handle: the handle.
+ * @type: the &enum as_obj_type expected.
+ *
+ * Context: takes no lock; the caller holds @ctx->lock.
+ * Return: the object, or NULL for an unknown handle or one of another type.
+ */
+struct as_obj *as_lookup_locked(struct as_ctx *ctx, u32 handle, u32 type)
+{
+	struct as_obj *obj;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!handle)
+		return NULL;
+	obj = xa_load(&ctx->handles, handle);
+	if (!obj || obj->type != type)
+		return NULL;
+	return obj;
+}
+
+/**
+ * as_handle_publish() - give a new, fully initialised object its handle
+ * @ctx: the context.
+ * @obj: the object.
+ * @type: its &enum as_obj_type.
+ *
+ * Context: process context, may sleep; @ctx->lock not held.
+ * Return: 0, -ENOSPC when the handle space is exhausted, -ENOMEM.
+ */
+int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type)
+{
+	u32 handle;
+	int ret;
+
+	spin_lock(&ctx->lock);
+	if (ctx->next_handle == U32_MAX) {
+		spin_unlock(&ctx->lock);
+		return -ENOSPC;
+	}
+	handle = ++ctx->next_handle;
+	spin_unlock(&ctx->lock);
+
+	obj->type = type;
+	obj->handle = handle;
+	ret = xa_insert(&ctx->handles, handle, obj, GFP_KERNEL_ACCOUNT);
+	return ret == -EBUSY ? -ENOSPC : ret;
+}
+
+/**
+ * as_freelist_init() - start an empty list of objects to free
+ * @fl: the list.
+ */
+void as_freelist_init(struct as_freelist *fl)
+{
+	INIT_LIST_HEAD(&fl->streams);
+	INIT_LIST_HEAD(&fl->regions);
+	INIT_LIST_HEAD(&fl->events);
+}
+
+/**
+ * as_collect_locked() - move objects the core released onto a free list
+ * @ctx: the context.
+ * @rel: what a core call reported.
+ * @fl: where freeable objects go; freed by as_freelist_free() after unlock.
+ *
+ * Context: @ctx->lock held.
+ */
+void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
+		       struct as_freelist *fl)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < rel->ntl; i++) {
+		struct as_stream *s = to_as_stream(rel->tl[i]);
+
+		if (as_stream_freeable_locked(ctx, s)) {
+			list_del(&s->node);
+			list_add(&s->free_node, &fl->streams);
+		}
+	}
+	for (i = 0; i < rel->nregion; i++) {
+		struct as_mem *m = to_as_mem(rel->region[i]);
+
+		if (as_mem_freeable_locked(ctx, m)) {
+			list_del(&m->node);
+			list_add(&m->free_node, &fl->regions);
+		}
+	}
+	for (i = 0; i < rel->nevent; i++) {
+		struct as_event_obj *ev = to_as_event(rel->event[i]);
+
+		list_del(&ev->node);
+		list_add(&ev->free_node, &fl->events);
+	}
+	rel->ntl = 0;
+	rel->nregion = 0;
+	rel->nevent = 0;
+}
+
+/**
+ * as_freelist_free() - free what as_collect_locked() gathered
+ * @ctx: the context.
+ * @fl: the list.
+ *
+ * Context: process or worker context, may sleep; @ctx->lock not held.
+ */
+void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
+{
+	struct as_stream *s, *stmp;
+	struct as_mem *m, *mtmp;
+	struct as_event_obj *ev, *etmp;
+
+	list_for_each_entry_safe(s, stmp, &fl->streams, free_node)
+		kfree(s);
+	list_for_each_entry_safe(m, mtmp, &fl->regions, free_node)
+		as_mem_free(ctx, m);
+	list_for_each_entry_safe(ev, etmp, &fl->events, free_node)
+		kfree(ev);
+	as_freelist_init(fl);
+}
+
+/**
+ * as_ctx_wait() - sleep until a condition holds or a deadline passes
+ * @ctx: the context whose wait queue is woken on progress.
+ * @check: returns 0 or an error when done, -EAGAIN to keep waiting; called
+ *	with @ctx->lock held.
+ * @arg: passed to @check.
+ * @timeout_ns: absolute CLOCK_MONOTONIC deadline, or %ACCEL_TIMEOUT_INFINITE.
+ *
+ * Context: process context, may sleep.
+ * Return: what @check returned, -ETIME past the deadline, or -ERESTARTSYS
+ * on a signal (the ioctl restarts with the same absolute deadline).
+ */
+int as_ctx_wait(struct as_ctx *ctx, int (*check)(struct as_ctx *ctx, void *arg),
+		void *arg, u64 timeout_ns)
+{
+	bool infinite = timeout_ns >= (u64)KTIME_MAX;
+	ktime_t deadline = ns_to_ktime(infinite ? 0 : timeout_ns);
+	DEFINE_WAIT(wait);
+	bool expired = false;
+	int ret;
+
+	for (;;) {
+		prepare_to_wait(&ctx->wq, &wait, TASK_INTERRUPTIBLE);
+		spin_lock(&ctx->lock);
+		ret = check(ctx, arg);
+		spin_unlock(&ctx->lock);
+		if (ret != -EAGAIN)
+			break;
+		if (expired) {
+			ret = -ETIME;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (infinite)
+			schedule();
+		else if (!schedule_hrtimeout(&deadline, HRTIMER_MODE_ABS))
+			expired = true;	/* check once more, then -ETIME */
+	}
+	finish_wait(&ctx->wq, &wait);
+	return ret;
+}
+
+static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_info info;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+	if (as_check_info(&info))
+		return -EINVAL;
+
+	memset(&info, 0, sizeof(info));
+	info.abi_version = ACCEL_ABI_VERSION;
+	info.caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
+		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
+		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL |
+		    ACCEL_CAP_DEFERRED_RELEASE;
+	info.max_streams = AS_MAX_STREAMS;
+	info.max_events = AS_MAX_EVENTS;
+	info.max_regions = AS_MAX_REGIONS;
+	info.max_submit = AS_MAX_SUBMIT;
+	info.queue_depth = AS_QUEUE_DEPTH;
+	info.max_wait = AS_MAX_WAIT;
+	info.greatest_priority = AS_GREATEST_PRIORITY;
+	info.least_priority = AS_LEAST_PRIORITY;
+	info.max_pinned_bytes = ctx->max_pinned_bytes;
+	info.max_device_bytes = ctx->max_device_bytes;
+	info.page_size = PAGE_SIZE;
+
+	if (copy_to_user(arg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+static int as_open(struct inode *inode, struct file *file)
+{
+	struct as_ctx *ctx;
+	int ret;
+
+	ret = nonseekable_open(inode, file);
+	if (ret)
+		return ret;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+
+	spin_lock_init(&ctx->lock);
+	xa_init(&ctx->handles);
+	INIT_LIST_HEAD(&ctx->streams);
+	INIT_LIST_HEAD(&ctx->regions);
+	INIT_LIST_HEAD(&ctx->events);
+	init_waitqueue_head(&ctx->wq);
+	ctx->max_pinned_bytes = (u64)READ_ONCE(max_pinned_mb) << 20;
+	ctx->max_device_bytes = (u64)READ_ONCE(max_device_mb) << 20;
+	ctx->tgid = task_tgid_nr(current);
+	get_task_comm(ctx->comm, current);
+	ctx->mm = current->mm;
+	if (ctx->mm)
+		mmgrab(ctx->mm);
+
+	mutex_lock(&as_ctx_list_lock);
+	ctx->id = ++as_next_ctx_id;
+	list_add_tail(&ctx->node, &as_ctx_list);
+	as_debugfs_ctx_init(ctx);
+	mutex_unlock(&as_ctx_list_lock);
+
+	file->private_data = ctx;
+	return 0;
+}
+
+static int as_ctx_idle(struct as_ctx *ctx, void *arg)
+{
+	struct as_stream *s;
+
+	list_for_each_entry(s, &ctx->streams, node)
+		if (s->work_active)
+			return -EAGAIN;
+	return 0;
+}
+
+static int as_release(struct inode *inode, struct file *file)
+{
+	struct as_ctx *ctx = file->private_data;
+	struct as_release rel = {};
+	struct as_event_obj *ev, *etmp;
+	struct as_stream *s, *stmp;
+	struct as_mem *m, *mtmp;
+	struct as_freelist fl;
+
+	mutex_lock(&as_ctx_list_lock);
+	list_del(&ctx->node);
+	as_debugfs_ctx_fini(ctx);
+	mutex_unlock(&as_ctx_list_lock);
+
+	/* Cancel what has not started; let running copies finish. */
+	spin_lock(&ctx->lock);
+	ctx->closing = true;
+	as_ctx_kick_all_locked(ctx);
+	spin_unlock(&ctx->lock);
+	wait_event(ctx->wq, ({
+		int busy;
+
+		spin_lock(&ctx->lock);
+		busy = as_ctx_idle(ctx, NULL);
+		spin_unlock(&ctx->lock);
+		!busy;
+	}));
+
+	/*
+	 * No ioctl can run any more and every queue is empty: drop the
+	 * events' points, then every object goes.
+	 */
+	as_freelist_init(&fl);
+	spin_lock(&ctx->lock);
+	list_for_each_entry_safe(ev, etmp, &ctx->events, node) {
+		if (!ev->core.dead)
+			as_event_kill(&ev->core, &rel);
+		rel.ntl = 0;
+		list_del(&ev->node);
+		list_add(&ev->free_node, &fl.events);
+	}
+	list_for_each_entry_safe(s, stmp, &ctx->streams, node) {
+		list_del(&s->node);
+		list_add(&s->free_node, &fl.streams);
+	}
+	list_for_each_entry_safe(m, mtmp, &ctx->regions, node) {
+		list_del(&m->node);
+		list_add(&m->free_node, &fl.regions);
+	}
+	spin_unlock(&ctx->lock);
+	as_freelist_free(ctx, &fl);
+
+	xa_destroy(&ctx->handles);
+	if (ctx->mm)
+		mmdrop(ctx->mm);
+	kfree(ctx);
+	return 0;
+}
+
+static long as_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct as_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	if (current->mm != ctx->mm)
+		return -EACCES;
+
+	switch (cmd) {
+	case ACCEL_IOC_GET_INFO:
+		return as_get_info_ioctl(ctx, uarg);
+	case ACCEL_IOC_MEM_REGISTER:
+		return as_mem_register_ioctl(ctx, uarg);
+	case ACCEL_IOC_MEM_ALLOC:
+		return as_mem_alloc_ioctl(ctx, uarg);
+	case ACCEL_IOC_MEM_RELEASE:
+		return as_mem_release_ioctl(ctx, uarg);
+	case ACCEL_IOC_STREAM_CREATE:
+		return as_stream_create_ioctl(ctx, uarg);
+	case ACCEL_IOC_STREAM_DESTROY:
+		return as_stream_destroy_ioctl(ctx, uarg);
+	case ACCEL_IOC_STREAM_QUERY:
+		return as_stream_query_ioctl(ctx, uarg);
+	case ACCEL_IOC_STREAM_SYNC:
+		return as_stream_sync_ioctl(ctx, uarg);
+	case ACCEL_IOC_SUBMIT:
+		return as_submit_ioctl(ctx, uarg);
+	case ACCEL_IOC_EVENT_CREATE:
+		return as_event_create_ioctl(ctx, uarg);
+	case ACCEL_IOC_EVENT_DESTROY:
+		return as_event_destroy_ioctl(ctx, uarg);
+	case ACCEL_IOC_EVENT_RECORD:
+		return as_event_record_ioctl(ctx, uarg);
+	case ACCEL_IOC_EVENT_QUERY:
+		return as_event_query_ioctl(ctx, uarg);
+	case ACCEL_IOC_EVENT_ELAPSED:
+		return as_event_elapsed_ioctl(ctx, uarg);
+	case ACCEL_IOC_EVENT_SIGNAL:
+		return as_event_signal_ioctl(ctx, uarg);
+	case ACCEL_IOC_WAIT:
+		return as_wait_ioctl(ctx, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int as_completions_ready(struct as_ctx *ctx, void *arg)
+{
+	return ctx->completions ? 0 : -EAGAIN;
+}
+
+static ssize_t as_read(struct file *file, char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	struct as_ctx *ctx = file->private_data;
+	u64 count;
+	int ret;
+
+	if (current->mm != ctx->mm)
+		return -EACCES;
+	if (len < sizeof(count))
+		return -EINVAL;
+
+	if (file->f_flags & O_NONBLOCK) {
+		spin_lock(&ctx->lock);
+		ret = as_completions_ready(ctx, NULL);
+		spin_unlock(&ctx->lock);
+	} else {
+		ret = as_ctx_wait(ctx, as_completions_ready, NULL,
+				  ACCEL_TIMEOUT_INFINITE);
+	}
+	if (ret)
+		return ret;
+
+	spin_lock(&ctx->lock);
+	count = ctx->completions;
+	ctx->completions = 0;
+	spin_unlock(&ctx->lock);
+
+	if (copy_to_user(buf, &count, sizeof(count)))
+		return -EFAULT;
+	return sizeof(count);
+}
+
+static __poll_t as_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct as_ctx *ctx = file->private_data;
+	__poll_t mask = 0;
+
+	if (current->mm != ctx->mm)
+		return EPOLLERR;
+	poll_wait(file, &ctx->wq, pt);
+	spin_lock(&ctx->lock);
+	if (ctx->completions)
+		mask = EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&ctx->lock);
+	return mask;
+}
+
+static int as_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct as_ctx *ctx = file->private_data;
+
+	if (current->mm != ctx->mm)
+		return -EACCES;
+	return as_mem_mmap(ctx, vma);
+}
+
+static const struct file_operations as_fops = {
+	.owner = THIS_MODULE,
+	.open = as_open,
+	.release = as_release,
+	.unlocked_ioctl = as_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.read = as_read,
+	.poll = as_poll,
+	.mmap = as_mmap,
+};
+
+static struct miscdevice as_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = AS_DRV_NAME,
+	.fops = &as_fops,
+	.mode = 0660,
+};
+
+static int __init as_init(void)
+{
+	int ret;
+
+	as_wq = alloc_workqueue("accelstream", WQ_UNBOUND, 0);
+	if (!as_wq)
+		return -ENOMEM;
+	as_wq_hi = alloc_workqueue("accelstream_hi", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!as_wq_hi) {
+		ret = -ENOMEM;
+		goto err_free_wq;
+	}
+	as_debugfs_init();
+	ret = misc_register(&as_misc);
+	if (ret)
+		goto err_debugfs;
+	return 0;
+
+err_debugfs:
+	as_debugfs_fini();
+	destroy_workqueue(as_wq_hi);
+err_free_wq:
+	destroy_workqueue(as_wq);
+	return ret;
+}
+
+static void __exit as_exit(void)
+{
+	misc_deregister(&as_misc);
+	as_debugfs_fini();
+	/* Workers of closed contexts may still be returning: drain them. */
+	destroy_workqueue(as_wq_hi);
+	destroy_workqueue(as_wq);
+}
+
+module_init(as_init);
+module_exit(as_exit);
+
+MODULE_DESCRIPTION("accelstream: streams, events and asynchronous copies over pinned memory");
+MODULE_AUTHOR("The accelstream authors");
+MODULE_LICENSE("GPL");

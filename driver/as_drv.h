@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * accelstream: objects of the kernel shell around the pure core.
+ *
+ * Lock order (the only places that take two locks):
+ *   as_ctx_list_lock (mutex, module) -> as_ctx.lock (spinlock, per context)
+ *   as_ctx.lock -> xarray lock (taken inside xa_erase) -> wait queue lock
+ * No sleeping call is made under as_ctx.lock: pinning, unpinning, page
+ * allocation, mm accounting and copy_{from,to}_user happen outside it.
+ */
+#ifndef _AS_DRV_H
+#define _AS_DRV_H
+
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "as_core.h"
+
+#define AS_DRV_NAME	"accelstream"
+
+struct dentry;
+
+/**
+ * enum as_obj_type - what a handle names
+ * @AS_OBJ_REGION: a &struct as_mem.
+ * @AS_OBJ_STREAM: a &struct as_stream.
+ * @AS_OBJ_EVENT: a &struct as_event_obj.
+ */
+enum as_obj_type {
+	AS_OBJ_REGION = 1,
+	AS_OBJ_STREAM,
+	AS_OBJ_EVENT,
+};
+
+/**
+ * struct as_obj - the common head of every object a handle names
+ * @type: an &enum as_obj_type.
+ * @handle: the handle, unique for the life of the context.
+ */
+struct as_obj {
+	u32 type;
+	u32 handle;
+};
+
+/**
+ * struct as_ctx - one open file of /dev/accelstream
+ * @mm: the opener's mm (mmgrab'd): ioctls from another mm get -EACCES,
+ *	and pinned pages are charged to its locked_vm.
+ * @tgid: the opener's thread group id, for debugfs.
+ * @comm: the opener's command name, for debugfs.
+ * @id: context number, for debugfs.
+ * @lock: Protects every field below, the core state of every object of
+ *	this context, and the object lists.
+ * @handles: handle -> &struct as_obj. Stores and erases happen under
+ *	@lock or before the object is published.
+ * @next_handle: last handle handed out; handles are never reused.
+ * @streams: every &struct as_stream, live or destroyed-and-draining.
+ * @regions: every &struct as_mem, live or release-deferred.
+ * @events: every &struct as_event_obj, live or dead-and-referenced.
+ * @wq: woken on every retirement and signal: syncs, waits, poll, release.
+ * @completions: descriptors retired since the last read(2).
+ * @closing: release() began: queued work is cancelled, not run.
+ * @nstreams: live stream handles.
+ * @nevents: live event handles.
+ * @nregions: live region handles.
+ * @queued: descriptors submitted and not yet retired.
+ * @pinned_bytes: bytes of host memory pinned for this context.
+ * @device_bytes: bytes of device memory allocated.
+ * @max_pinned_bytes: the pin limit taken from the module parameter at open.
+ * @max_device_bytes: the device memory limit taken at open.
+ * @failed_streams: streams whose timeline failed.
+ * @node: in the module's context list.
+ * @dbg: this context's debugfs directory.
+ */
+struct as_ctx {
+	struct mm_struct *mm;
+	pid_t tgid;
+	char comm[16];
+	u32 id;
+
+	spinlock_t lock;
+	struct xarray handles;
+	u32 next_handle;
+	struct list_head streams;
+	struct list_head regions;
+	struct list_head events;
+	wait_queue_head_t wq;
+	u64 completions;
+	bool closing;
+
+	u32 nstreams;
+	u32 nevents;
+	u32 nregions;
+	u64 queued;
+	u64 pinned_bytes;
+	u64 device_bytes;
+	u64 max_pinned_bytes;
+	u64 max_device_bytes;
+	u32 failed_streams;
+
+	struct list_head node;
+	struct dentry *dbg;
+};
+
+/**
+ * enum as_mem_kind - where a region's pages come from
+ * @AS_MEM_USER: user pages pinned by %ACCEL_IOC_MEM_REGISTER.
+ * @AS_MEM_HOST_ALLOC: pages the driver allocated for mmap(2).
+ * @AS_MEM_DEVICE: pages the driver allocated as soft device memory.
+ */
+enum as_mem_kind {
+	AS_MEM_USER,
+	AS_MEM_HOST_ALLOC,
+	AS_MEM_DEVICE,
+};
+
+/**
+ * struct as_mem - a region
+ * @obj: handle head.
+ * @core: the core's view (size, flags, in-flight count, released).
+ * @ctx: the owning context.
+ * @kind: an &enum as_mem_kind.
+ * @addr: AS_MEM_USER: the registered user address.
+ * @first_off: byte offset of region offset 0 in @pages[0].
+ * @pages: the pages backing the region.
+ * @npages: number of @pages.
+ * @maps: mmap(2) calls in progress; the region is not freed while set.
+ * @node: in @ctx->regions.
+ * @free_node: on a local list of regions to free after unlocking.
+ */
+struct as_mem {
+	struct as_obj obj;
+	struct as_region core;
+	struct as_ctx *ctx;
+	enum as_mem_kind kind;
+	u64 addr;
+	unsigned long first_off;
+	struct page **pages;
+	unsigned long npages;
+	u32 maps;
+	struct list_head node;
+	struct list_head free_node;
+};
+
+/**
+ * struct as_stream - a stream
+ * @obj: handle head.
+ * @tl: its timeline (core).
+ * @q: its queue of validated descriptors (core).
+ * @ctx: the owning context.
+ * @work: the soft engine's work item for this stream.
+ * @work_active: @work is queued or running; set and cleared under
+ *	@ctx->lock. While set the worker owns the stream's freeing.
+ * @destroyed: the handle is gone; freed once drained and unreferenced.
+ * @flags: creation flags.
+ * @priority: effective priority.
+ * @node: in @ctx->streams.
+ * @free_node: on a local list of streams to free after unlocking.
+ */
+struct as_stream {
+	struct as_obj obj;
+	struct as_timeline tl;
+	struct as_queue q;
+	struct as_ctx *ctx;
+	struct work_struct work;
+	bool work_active;
+	bool destroyed;
+	u32 flags;
+	s32 priority;
+	struct list_head node;
+	struct list_head free_node;
+};
+
+/**
+ * struct as_event_obj - an event
+ * @obj: handle head.
+ * @core: the core's view.
+ * @node: in the context's event list.
+ * @free_node: on a local list of events to free after unlocking.
+ */
+struct as_event_obj {
+	struct as_obj obj;
+	struct as_event core;
+	struct list_head node;
+	struct list_head free_node;
+};
+
+/**
+ * struct as_batch - the entries of one submission, one allocation
+ * @remaining: entries not yet retired; freed at zero.
+ * @ents: the entries.
+ */
+struct as_batch {
+	u32 remaining;
+	struct as_qent {
+		struct as_entry core;
+		struct as_batch *batch;
+	} ents[];
+};
+
+/**
+ * struct as_freelist - objects to free once the context lock is dropped
+ * @streams: &struct as_stream via @free_node.
+ * @regions: &struct as_mem via @free_node.
+ * @events: &struct as_event_obj via @free_node.
+ */
+struct as_freelist {
+	struct list_head streams;
+	struct list_head regions;
+	struct list_head events;
+};
+
+static inline struct as_stream *to_as_stream(struct as_timeline *tl)
+{
+	return container_of(tl, struct as_stream, tl);
+}
+
+static inline struct as_mem *to_as_mem(struct as_region *r)
+{
+	return container_of(r, struct as_mem, core);
+}
+
+static inline struct as_event_obj *to_as_event(struct as_event *ev)
+{
+	return container_of(ev, struct as_event_obj, core);
+}
+
+/* as_drv.c */
+extern struct workqueue_struct *as_wq;
+extern struct workqueue_struct *as_wq_hi;
+extern atomic64_t as_submitted_total;
+extern atomic64_t as_retired_total;
+extern struct mutex as_ctx_list_lock;
+extern struct list_head as_ctx_list;
+
+struct as_obj *as_lookup_locked(struct as_ctx *ctx, u32 handle, u32 type);
+int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type);
+void as_freelist_init(struct as_freelist *fl);
+void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
+		       struct as_freelist *fl);
+void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl);
+int as_ctx_wait(struct as_ctx *ctx, int (*check)(struct as_ctx *ctx, void *arg),
+		void *arg, u64 timeout_ns);
+
+/* as_mem.c */
+int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma);
+bool as_mem_freeable_locked(struct as_ctx *ctx, struct as_mem *m);
+void as_mem_free(struct as_ctx *ctx, struct as_mem *m);
+
+/* as_stream.c */
+int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_stream_destroy_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_stream_query_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_submit_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
+	      u32 count, u64 *seq);
+bool as_stream_freeable_locked(struct as_ctx *ctx, struct as_stream *s);
+
+/* as_event.c */
+int as_event_create_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_event_record_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_event_query_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_event_elapsed_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_wait_ioctl(struct as_ctx *ctx, void __user *arg);
+
+/* as_engine.c */
+void as_engine_work(struct work_struct *work);
+void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s);
+void as_ctx_kick_all_locked(struct as_ctx *ctx);
+
+/* as_debugfs.c */
+void as_debugfs_init(void);
+void as_debugfs_fini(void);
+void as_debugfs_ctx_init(struct as_ctx *ctx);
+void as_debugfs_ctx_fini(struct as_ctx *ctx);
+
+#endif /* _AS_DRV_H */

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * accelstream: the soft copy engine. One work item per stream runs the
+ * stream's queue in order; streams run concurrently on an unbound
+ * workqueue (a high-priority one for urgent streams).
+ */
+#include <linux/highmem.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "as_drv.h"
+
+/**
+ * as_stream_kick_locked() - make sure the stream's worker will look at it
+ * @ctx: the context.
+ * @s: the stream.
+ *
+ * Queues the stream's work item unless it is queued or running already, or
+ * the stream is empty or blocked on a wait.
+ *
+ * Context: @ctx->lock held; any context.
+ */
+void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
+{
+	struct as_entry *head = as_queue_peek(&s->q);
+
+	lockdep_assert_held(&ctx->lock);
+	if (s->work_active || !head)
+		return;
+	/* A blocked head is kicked again by whatever unblocks it. */
+	if (!ctx->closing && !s->tl.error && !as_entry_ready(head))
+		return;
+	s->work_active = true;
+	queue_work(s->priority < AS_LEAST_PRIORITY ? as_wq_hi : as_wq,
+		   &s->work);
+}
+
+/**
+ * as_ctx_kick_all_locked() - kick every stream that has queued work
+ * @ctx: the context.
+ *
+ * Called after anything that may unblock a wait: a retirement, a signal.
+ *
+ * Context: @ctx->lock held.
+ */
+void as_ctx_kick_all_locked(struct as_ctx *ctx)
+{
+	struct as_stream *s;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry(s, &ctx->streams, node)
+		as_stream_kick_locked(ctx, s);
+}
+
+/* Where region offset @off lives: a page and an offset within it. */
+static struct page *as_mem_page(struct as_mem *m, u64 off, size_t *in_page)
+{
+	u64 pos = m->first_off + off;
+
+	*in_page = pos & ~PAGE_MASK;
+	return m->pages[pos >> PAGE_SHIFT];
+}
+
+/* Copy between two regions' pages; runs without the context lock. */
+static void as_engine_copy(struct as_entry *e)
+{
+	struct as_mem *dst = to_as_mem(e->dst);
+	struct as_mem *src = to_as_mem(e->src);
+	u64 doff = e->desc.dst_offset;
+	u64 soff = e->desc.src_offset;
+	u64 left = e->desc.length;
+
+	while (left) {
+		size_t din, sin, chunk;
+		struct page *dp = as_mem_page(dst, doff, &din);
+		struct page *sp = as_mem_page(src, soff, &sin);
+		void *d, *s;
+
+		chunk = min3((size_t)(PAGE_SIZE - din), (size_t)(PAGE_SIZE - sin),
+			     (size_t)min_t(u64, left, PAGE_SIZE));
+		d = kmap_local_page(dp);
+		s = kmap_local_page(sp);
+		memcpy(d + din, s + sin, chunk);
+		kunmap_local(s);
+		kunmap_local(d);
+
+		doff += chunk;
+		soff += chunk;
+		left -= chunk;
+		cond_resched();
+	}
+}
+
+/**
+ * as_engine_work() - run a stream's queue until it is empty or blocked
+ * @work: the stream's work item.
+ *
+ * Copies run with the context lock dropped; the descriptor's references
+ * keep both regions' pages alive meanwhile. Once the context is closing,
+ * and once the stream has failed, what is left retires without running.
+ * A destroyed stream that ends up drained and unreferenced is freed here.
+ *
+ * Context: workqueue (process context), takes the context lock.
+ */
+void as_engine_work(struct work_struct *work)
+{
+	struct as_stream *s = container_of(work, struct as_stream, work);
+	struct as_ctx *ctx = s->ctx;
+	struct as_release rel = {};
+	struct as_freelist fl;
+	bool free_self;
+
+	as_freelist_init(&fl);
+	spin_lock(&ctx->lock);
+	for (;;) {
+		struct as_entry *e = as_queue_peek(&s->q);
+		struct as_batch *done;
+		struct as_qent *qe;
+		int status = 0;
+		bool was_failed = s->tl.error;
+
+		if (!e)
+			break;
+		if (ctx->closing || s->tl.error) {
+			status = -ECANCELED;
+		} else {
+			int ready = as_entry_ready(e);
+
+			if (!ready)
+				break;
+			if (ready < 0) {
+				status = ready;
+			} else if (e->desc.op == ACCEL_OP_COPY) {
+				spin_unlock(&ctx->lock);
+				as_engine_copy(e);
+				spin_lock(&ctx->lock);
+			} else {
+				as_entry_execute(e);
+			}
+		}
+
+		as_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
+		if (!was_failed && s->tl.error)
+			ctx->failed_streams++;
+		ctx->queued--;
+		ctx->completions++;
+		as_collect_locked(ctx, &rel, &fl);
+		/* This point may be what another stream or a waiter needs. */
+		as_ctx_kick_all_locked(ctx);
+		wake_up_all(&ctx->wq);
+
+		qe = container_of(e, struct as_qent, core);
+		done = --qe->batch->remaining ? NULL : qe->batch;
+		if (done || !list_empty(&fl.streams) ||
+		    !list_empty(&fl.regions) || !list_empty(&fl.events)) {
+			/* Unpinning and freeing may sleep: drop the lock. */
+			spin_unlock(&ctx->lock);
+			kvfree(done);
+			as_freelist_free(ctx, &fl);
+			spin_lock(&ctx->lock);
+		}
+		atomic64_inc(&as_retired_total);
+		cond_resched_lock(&ctx->lock);
+	}
+
+	s->work_active = false;
+	free_self = as_stream_freeable_locked(ctx, s);
+	if (free_self)
+		list_del(&s->node);
+	/* Woken under the lock: release() may free @ctx once we drop it. */
+	wake_up_all(&ctx->wq);
+	spin_unlock(&ctx->lock);
+
+	if (free_self)
+		kfree(s);
+}

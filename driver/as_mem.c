@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * accelstream: regions. Pinning of user ranges, pinned host allocations the
+ * user maps, soft device memory, and their release.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "as_drv.h"
+#include "as_compat.h"
+
+static struct as_mem *as_mem_new(struct as_ctx *ctx, enum as_mem_kind kind)
+{
+	struct as_mem *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m)
+		return NULL;
+	m->ctx = ctx;
+	m->kind = kind;
+	INIT_LIST_HEAD(&m->node);
+	return m;
+}
+
+/* Charge @npages to the opener's locked_vm, honouring RLIMIT_MEMLOCK. */
+static int as_mem_charge(struct as_ctx *ctx, unsigned long npages)
+{
+	u64 bytes = (u64)npages << PAGE_SHIFT;
+	int ret;
+
+	spin_lock(&ctx->lock);
+	if (ctx->pinned_bytes + bytes > ctx->max_pinned_bytes) {
+		spin_unlock(&ctx->lock);
+		return -ENOMEM;
+	}
+	ctx->pinned_bytes += bytes;
+	spin_unlock(&ctx->lock);
+
+	ret = account_locked_vm(ctx->mm, npages, true);
+	if (ret) {
+		spin_lock(&ctx->lock);
+		ctx->pinned_bytes -= bytes;
+		spin_unlock(&ctx->lock);
+	}
+	return ret;
+}
+
+static void as_mem_uncharge(struct as_ctx *ctx, unsigned long npages)
+{
+	/* A process that is exiting has no locked_vm left to give back. */
+	if (mmget_not_zero(ctx->mm)) {
+		account_locked_vm(ctx->mm, npages, false);
+		mmput(ctx->mm);
+	}
+	spin_lock(&ctx->lock);
+	ctx->pinned_bytes -= (u64)npages << PAGE_SHIFT;
+	spin_unlock(&ctx->lock);
+}
+
+static int as_mem_pin(struct as_mem *m, unsigned long start, bool write)
+{
+	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
+	unsigned long done = 0;
+	int ret;
+
+	while (done < m->npages) {
+		int nr = min_t(unsigned long, m->npages - done, SZ_64K);
+
+		ret = pin_user_pages_fast(start + (done << PAGE_SHIFT), nr, gup,
+					  m->pages + done);
+		if (ret <= 0) {
+			ret = ret == -ENOMEM ? -ENOMEM : -EFAULT;
+			goto err_unpin;
+		}
+		done += ret;
+	}
+	return 0;
+
+err_unpin:
+	if (done)
+		unpin_user_pages(m->pages, done);
+	return ret;
+}
+
+static bool as_mem_overlaps_locked(struct as_ctx *ctx, u64 addr, u64 size)
+{
+	struct as_mem *m;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry(m, &ctx->regions, node) {
+		if (m->kind != AS_MEM_USER || m->core.released)
+			continue;
+		if (as_ranges_overlap(addr, size, m->addr, m->core.size))
+			return true;
+	}
+	return false;
+}
+
+/* Count and list a new region, or fail when the context has too many. */
+static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
+{
+	int ret;
+
+	spin_lock(&ctx->lock);
+	if (m->kind == AS_MEM_USER &&
+	    as_mem_overlaps_locked(ctx, m->addr, m->core.size)) {
+		spin_unlock(&ctx->lock);
+		return -EEXIST;
+	}
+	if (ctx->nregions >= AS_MAX_REGIONS) {
+		spin_unlock(&ctx->lock);
+		return -ENOSPC;
+	}
+	ctx->nregions++;
+	list_add_tail(&m->node, &ctx->regions);
+	spin_unlock(&ctx->lock);
+
+	ret = as_handle_publish(ctx, &m->obj, AS_OBJ_REGION);
+	if (ret) {
+		spin_lock(&ctx->lock);
+		ctx->nregions--;
+		list_del_init(&m->node);
+		spin_unlock(&ctx->lock);
+	}
+	return ret;
+}
+
+/**
+ * as_mem_register_ioctl() - %ACCEL_IOC_MEM_REGISTER: pin a user range
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_mem_register.
+ *
+ * Context: process context of the opener.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_mem_register req;
+	unsigned long first, last;
+	struct as_mem *m;
+	bool overlap;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	ret = as_check_mem_register(&req);
+	if (ret)
+		return ret;
+	if (req.addr + req.size > TASK_SIZE_MAX)
+		return -EFAULT;
+
+	spin_lock(&ctx->lock);
+	overlap = as_mem_overlaps_locked(ctx, req.addr, req.size);
+	spin_unlock(&ctx->lock);
+	if (overlap)
+		return -EEXIST;
+
+	m = as_mem_new(ctx, AS_MEM_USER);
+	if (!m)
+		return -ENOMEM;
+	first = req.addr & PAGE_MASK;
+	last = (req.addr + req.size - 1) & PAGE_MASK;
+	m->addr = req.addr;
+	m->first_off = req.addr & ~PAGE_MASK;
+	m->npages = ((last - first) >> PAGE_SHIFT) + 1;
+	m->core.size = req.size;
+	m->core.flags = req.flags;
+
+	m->pages = kvmalloc_array(m->npages, sizeof(*m->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!m->pages) {
+		ret = -ENOMEM;
+		goto err_free_mem;
+	}
+	ret = as_mem_charge(ctx, m->npages);
+	if (ret)
+		goto err_free_pages;
+	ret = as_mem_pin(m, first, !(req.flags & ACCEL_MEM_READONLY));
+	if (ret)
+		goto err_uncharge;
+	ret = as_mem_insert(ctx, m);
+	if (ret)
+		goto err_unpin;
+
+	req.handle = m->obj.handle;
+	if (copy_to_user(arg, &req, sizeof(req)))
+		return -EFAULT;	/* the region stays registered */
+	return 0;
+
+err_unpin:
+	unpin_user_pages(m->pages, m->npages);
+err_uncharge:
+	as_mem_uncharge(ctx, m->npages);
+err_free_pages:
+	kvfree(m->pages);
+err_free_mem:
+	kfree(m);
+	return ret;
+}
+
+static void as_mem_free_pages(struct as_mem *m, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		__free_page(m->pages[i]);
+}
+
+/**
+ * as_mem_alloc_ioctl() - %ACCEL_IOC_MEM_ALLOC: pinned host or device memory
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_mem_alloc.
+ *
+ * Context: process context of the opener.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_mem_alloc req;
+	bool host;
+	struct as_mem *m;
+	unsigned long i;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	ret = as_check_mem_alloc(&req);
+	if (ret)
+		return ret;
+	host = req.flags == ACCEL_MEM_HOST;
+
+	m = as_mem_new(ctx, host ? AS_MEM_HOST_ALLOC : AS_MEM_DEVICE);
+	if (!m)
+		return -ENOMEM;
+	m->npages = PAGE_ALIGN(req.size) >> PAGE_SHIFT;
+	m->core.size = (u64)m->npages << PAGE_SHIFT;
+	m->core.flags = req.flags;
+
+	if (host) {
+		ret = as_mem_charge(ctx, m->npages);
+		if (ret)
+			goto err_free_mem;
+	} else {
+		spin_lock(&ctx->lock);
+		if (ctx->device_bytes + m->core.size > ctx->max_device_bytes) {
+			spin_unlock(&ctx->lock);
+			ret = -ENOMEM;
+			goto err_free_mem;
+		}
+		ctx->device_bytes += m->core.size;
+		spin_unlock(&ctx->lock);
+	}
+
+	m->pages = kvmalloc_array(m->npages, sizeof(*m->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!m->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	for (i = 0; i < m->npages; i++) {
+		m->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO |
+					 __GFP_ACCOUNT | __GFP_NOWARN);
+		if (!m->pages[i]) {
+			ret = -ENOMEM;
+			goto err_free_page_array;
+		}
+		if (fatal_signal_pending(current)) {
+			i++;
+			ret = -EINTR;
+			goto err_free_page_array;
+		}
+	}
+	ret = as_mem_insert(ctx, m);
+	if (ret)
+		goto err_free_page_array;
+
+	req.handle = m->obj.handle;
+	req.mmap_offset = host ? (u64)m->obj.handle << PAGE_SHIFT : 0;
+	if (copy_to_user(arg, &req, sizeof(req)))
+		return -EFAULT;
+	return 0;
+
+err_free_page_array:
+	as_mem_free_pages(m, i);
+	kvfree(m->pages);
+err_uncharge:
+	if (host) {
+		as_mem_uncharge(ctx, m->npages);
+	} else {
+		spin_lock(&ctx->lock);
+		ctx->device_bytes -= m->core.size;
+		spin_unlock(&ctx->lock);
+	}
+err_free_mem:
+	kfree(m);
+	return ret;
+}
+
+/**
+ * as_mem_freeable_locked() - may a region's memory go now?
+ * @ctx: the context.
+ * @m: the region.
+ *
+ * Context: @ctx->lock held.
+ * Return: true when its handle is gone, no queued descriptor names it and
+ * no mmap(2) of it is in progress.
+ */
+bool as_mem_freeable_locked(struct as_ctx *ctx, struct as_mem *m)
+{
+	lockdep_assert_held(&ctx->lock);
+	return m->core.released && !m->core.inflight && !m->maps;
+}
+
+/**
+ * as_mem_free() - unpin or free a region's pages and the region
+ * @ctx: the context.
+ * @m: a region no longer listed or referenced.
+ *
+ * Context: may sleep; @ctx->lock not held.
+ */
+void as_mem_free(struct as_ctx *ctx, struct as_mem *m)
+{
+	switch (m->kind) {
+	case AS_MEM_USER:
+		unpin_user_pages_dirty_lock(m->pages, m->npages,
+					    !(m->core.flags & ACCEL_MEM_READONLY));
+		as_mem_uncharge(ctx, m->npages);
+		break;
+	case AS_MEM_HOST_ALLOC:
+		/* Pages still mapped by the user stay alive through the map. */
+		as_mem_free_pages(m, m->npages);
+		as_mem_uncharge(ctx, m->npages);
+		break;
+	case AS_MEM_DEVICE:
+		as_mem_free_pages(m, m->npages);
+		spin_lock(&ctx->lock);
+		ctx->device_bytes -= m->core.size;
+		spin_unlock(&ctx->lock);
+		break;
+	}
+	kvfree(m->pages);
+	kfree(m);
+}
+
+/**
+ * as_mem_release_ioctl() - %ACCEL_IOC_MEM_RELEASE: unregister or free
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_mem_release.
+ *
+ * Context: process context of the opener.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_mem_release req;
+	struct as_obj *obj;
+	struct as_mem *m;
+	bool free_now;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	ret = as_check_mem_release(&req);
+	if (ret)
+		return ret;
+
+	spin_lock(&ctx->lock);
+	obj = as_lookup_locked(ctx, req.handle, AS_OBJ_REGION);
+	if (!obj) {
+		spin_unlock(&ctx->lock);
+		return -ENOENT;
+	}
+	m = container_of(obj, struct as_mem, obj);
+	ret = as_region_release(&m->core, req.flags);
+	if (ret < 0) {
+		spin_unlock(&ctx->lock);
+		return ret;
+	}
+	xa_erase(&ctx->handles, req.handle);
+	ctx->nregions--;
+	free_now = as_mem_freeable_locked(ctx, m);
+	if (free_now)
+		list_del(&m->node);
+	spin_unlock(&ctx->lock);
+
+	if (free_now)
+		as_mem_free(ctx, m);
+	return 0;
+}
+
+/**
+ * as_mem_mmap() - map a pinned host allocation into the opener
+ * @ctx: the context.
+ * @vma: the mapping; vm_pgoff is the handle (mmap_offset >> PAGE_SHIFT).
+ *
+ * Context: process context, mmap lock held for writing.
+ * Return: 0; -EINVAL for a private or oversized mapping; -ENOENT for an
+ * offset naming no host allocation; an error of vm_insert_page().
+ */
+int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
+{
+	struct as_release rel = {};
+	struct as_freelist fl;
+	unsigned long i, n = vma_pages(vma);
+	struct as_obj *obj;
+	struct as_mem *m;
+	int ret = 0;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_pgoff > U32_MAX)
+		return -ENOENT;
+
+	spin_lock(&ctx->lock);
+	obj = as_lookup_locked(ctx, vma->vm_pgoff, AS_OBJ_REGION);
+	m = obj ? container_of(obj, struct as_mem, obj) : NULL;
+	if (!m || m->kind != AS_MEM_HOST_ALLOC) {
+		spin_unlock(&ctx->lock);
+		return -ENOENT;
+	}
+	if (n > m->npages) {
+		spin_unlock(&ctx->lock);
+		return -EINVAL;
+	}
+	m->maps++;
+	spin_unlock(&ctx->lock);
+
+	as_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	for (i = 0; i < n && !ret; i++)
+		ret = vm_insert_page(vma, vma->vm_start + (i << PAGE_SHIFT),
+				     m->pages[i]);
+
+	as_freelist_init(&fl);
+	spin_lock(&ctx->lock);
+	m->maps--;
+	if (as_mem_freeable_locked(ctx, m)) {
+		rel.region[rel.nregion++] = &m->core;
+		as_collect_locked(ctx, &rel, &fl);
+	}
+	spin_unlock(&ctx->lock);
+	as_freelist_free(ctx, &fl);
+	return ret;
+}
