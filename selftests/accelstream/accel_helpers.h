@@ -284,6 +284,39 @@ static inline int accel_wait1(int fd, uint32_t event, uint64_t value,
 	return accel_wait(fd, &e, 1, 0, timeout_ns, NULL);
 }
 
+/* A stream gated by a user event: nothing behind it runs until released. */
+struct gate {
+	uint32_t stream;
+	uint32_t event;
+};
+
+static inline int gate_init(int fd, struct gate *g)
+{
+	int ret = accel_stream(fd, 0, 0, &g->stream);
+
+	if (!ret)
+		ret = accel_event(fd, ACCEL_EVENT_USER, &g->event);
+	if (!ret)
+		ret = accel_submit1(fd, g->stream, d_host_wait(g->event, 1), NULL);
+	return ret;
+}
+
+static inline int gate_open(int fd, struct gate *g)
+{
+	return accel_signal(fd, g->event, 0, 1);
+}
+
+/* A gate on an existing stream (the HOST_WAIT is its next descriptor). */
+static inline int gate_on(int fd, struct gate *g, uint32_t stream)
+{
+	int ret = accel_event(fd, ACCEL_EVENT_USER, &g->event);
+
+	g->stream = stream;
+	if (!ret)
+		ret = accel_submit1(fd, stream, d_host_wait(g->event, 1), NULL);
+	return ret;
+}
+
 /* --- memory helpers */
 
 /* Anonymous private memory, pre-faulted; NULL on failure. */
@@ -418,6 +451,19 @@ static inline const char *wait_quiescent(unsigned int ms, long long *val)
 		usleep(10 * 1000);
 		waited += 10;
 	}
+}
+
+/* Poll up to @ms milliseconds for pins_held() == @want; return the last value. */
+static inline long long wait_pins(long long want, unsigned int ms)
+{
+	unsigned int waited = 0;
+	long long v;
+
+	while ((v = pins_held()) != want && waited < ms) {
+		usleep(10 * 1000);
+		waited += 10;
+	}
+	return v;
 }
 
 static inline long page_size(void)
