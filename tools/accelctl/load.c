@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * accelctl load: insert the module from a .ko path or by name (insmod's
+ * job, with modprobe's lookup), explaining the usual failures in one line.
+ *
+ * Copyright (C) 2026 The accelstream authors
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <libkmod.h>
+
+#include "accelctl.h"
+#include "json.h"
+
+static const char usage[] = "load [--json] [PATH|NAME] [param=value...]";
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && !strcmp(s + ls - lx, suffix);
+}
+
+/* A path names a file; anything else is a module name to look up. */
+static bool is_path(const char *arg)
+{
+	return strchr(arg, '/') || ends_with(arg, ".ko") ||
+	       ends_with(arg, ".ko.xz") || ends_with(arg, ".ko.gz") ||
+	       ends_with(arg, ".ko.zst");
+}
+
+/* Joins param=value words; a value with spaces is quoted for the kernel. */
+static char *join_options(int argc, char *argv[])
+{
+	size_t len = 1;
+	char *opts, *p;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 3;
+	opts = malloc(len);
+	if (!opts)
+		return NULL;
+	p = opts;
+	*p = '\0';
+	for (i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+
+		if (i)
+			*p++ = ' ';
+		if (eq && strchr(eq, ' '))
+			p += sprintf(p, "%.*s\"%s\"", (int)(eq - argv[i] + 1),
+				     argv[i], eq + 1);
+		else
+			p += sprintf(p, "%s", argv[i]);
+	}
+	return opts;
+}
+
+static void explain_insert_error(int err, const char *what, const char *file,
+				 const char *opts)
+{
+	struct utsname u;
+
+	switch (-err) {
+	case EPERM:
+		accelctl_err("loading %s needs root (CAP_SYS_MODULE), or module loading is disabled",
+			     what);
+		break;
+	case EEXIST:
+		accelctl_err("%s is already loaded (accelctl unload first)", what);
+		break;
+	case ENOEXEC:
+		if (uname(&u))
+			strcpy(u.release, "?");
+		accelctl_err("%s is not a valid module for this kernel: not a .ko, or it was built for a different kernel (running %s; see dmesg)",
+			     file, u.release);
+		break;
+	case ENOENT:
+		accelctl_err("%s: unknown symbol in module, or unknown parameter in '%s' (see dmesg)",
+			     what, opts);
+		break;
+	case EINVAL:
+		accelctl_err("%s: invalid parameters '%s' (see dmesg)", what, opts);
+		break;
+	case EKEYREJECTED:
+	case EBADMSG:
+		accelctl_err("%s: module signature rejected (see dmesg)", what);
+		break;
+	case EBUSY:
+		accelctl_err("%s is being loaded or unloaded right now; try again",
+			     what);
+		break;
+	default:
+		accelctl_err("%s: could not load: %s (%s)", file, strerror(-err),
+			     accelctl_errno_name(err));
+		break;
+	}
+}
+
+/* Finds the module @arg names: a file, or an installed module's name. */
+static int module_from_arg(struct accelctl *actl, const char *arg,
+			   struct kmod_module **mod)
+{
+	struct kmod_list *list = NULL;
+	struct utsname u;
+	int ret;
+
+	*mod = NULL;
+	if (is_path(arg)) {
+		ret = kmod_module_new_from_path(actl->kmod, arg, mod);
+		if (ret == -ENOENT)
+			accelctl_err("%s: module file not found", arg);
+		else if (ret < 0)
+			accelctl_err("%s: cannot use this file: %s", arg,
+				     strerror(-ret));
+		goto out;
+	}
+	ret = kmod_module_new_from_lookup(actl->kmod, arg, &list);
+	if (ret < 0) {
+		accelctl_err("%s: module lookup failed: %s", arg, strerror(-ret));
+		goto out;
+	}
+	if (!list) {
+		if (uname(&u))
+			strcpy(u.release, "?");
+		accelctl_err("module %s not found in /lib/modules/%s (give the path to the .ko)",
+			     arg, u.release);
+		ret = -ENOENT;
+		goto out;
+	}
+	*mod = kmod_module_get_module(list);
+	if (!kmod_module_get_path(*mod) &&
+	    kmod_module_get_initstate(*mod) != KMOD_MODULE_BUILTIN) {
+		accelctl_err("module %s not found in /lib/modules (give the path to the .ko)",
+			     arg);
+		kmod_module_unref(*mod);
+		*mod = NULL;
+		ret = -ENOENT;
+	}
+out:
+	kmod_module_unref_list(list);
+	return ret;
+}
+
+static int do_load(struct accelctl *actl, int argc, char *argv[])
+{
+	struct kmod_module *mod = NULL;
+	const char *target = ACCELCTL_MODULE, *name;
+	char *opts = NULL;
+	int idx, first, ret = EXIT_FAILURE, err;
+
+	idx = accelctl_cmd_opts(actl, &accelctl_cmd_load, usage, argc, argv);
+	if (idx < 0)
+		return idx == -1 ? EXIT_SUCCESS : EXIT_FAILURE;
+	first = idx;
+	if (first < argc && (!strchr(argv[first], '=') || is_path(argv[first])))
+		target = argv[first++];
+	opts = join_options(argc - first, argv + first);
+	if (!opts) {
+		accelctl_err("out of memory");
+		goto out;
+	}
+	if (module_from_arg(actl, target, &mod) < 0)
+		goto out;
+	name = kmod_module_get_name(mod);
+	if (kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN) {
+		accelctl_err("%s is built into the kernel", name);
+		goto out;
+	}
+	err = kmod_module_insert_module(mod, 0, opts);
+	if (err < 0) {
+		explain_insert_error(err, name, kmod_module_get_path(mod) ?: target,
+				     opts);
+		goto out;
+	}
+	if (actl->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_string(&j, "module", name);
+		json_string(&j, "path", kmod_module_get_path(mod));
+		json_string(&j, "options", opts);
+		json_bool(&j, "loaded", true);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		printf("loaded %s from %s%s%s\n", name,
+		       kmod_module_get_path(mod) ?: target,
+		       *opts ? " with " : "", opts);
+	}
+	ret = EXIT_SUCCESS;
+out:
+	kmod_module_unref(mod);
+	free(opts);
+	return ret;
+}
+
+const struct accelctl_cmd accelctl_cmd_load = {
+	.name = "load",
+	.run = do_load,
+	.help = "insert the module (default: the installed accelstream)",
+};
