@@ -12,6 +12,7 @@
 #define _ACCEL_SELFTEST_HELPERS_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,6 +150,24 @@ static inline int accel_sync(int fd, uint32_t stream, uint64_t seq,
 static inline int accel_drain(int fd, uint32_t stream)
 {
 	return accel_sync(fd, stream, 0, deadline_in(SURE_NS));
+}
+
+/*
+ * Poll until @stream has nothing queued (a failed stream's error shows
+ * before the descriptors behind it retire); fills *@q. -ETIME after SURE_NS.
+ */
+static inline int accel_wait_idle(int fd, uint32_t stream,
+				  struct accel_stream_query *q)
+{
+	uint64_t end = deadline_in(SURE_NS);
+	int ret;
+
+	while (!(ret = accel_query(fd, stream, q)) && q->queued) {
+		if (now_ns() > end)
+			return -ETIME;
+		usleep(1000);
+	}
+	return ret;
 }
 
 static inline int accel_submit(int fd, uint32_t stream,
