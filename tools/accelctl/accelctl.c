@@ -70,7 +70,8 @@ int accelctl_cmd_opts(struct accelctl *actl, const struct accelctl_cmd *cmd,
 	};
 	int c;
 
-	optind = 1;
+	/* 0, not 1: also forget main()'s "+" (stop at the first word). */
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':

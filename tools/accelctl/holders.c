@@ -65,6 +65,13 @@ static unsigned int count_maps(const char *procdir, const char *dev)
 	return n;
 }
 
+static int holder_cmp(const void *a, const void *b)
+{
+	const struct accelctl_holder *ha = a, *hb = b;
+
+	return (ha->pid > hb->pid) - (ha->pid < hb->pid);
+}
+
 static bool all_digits(const char *s)
 {
 	if (!*s)
@@ -125,6 +132,7 @@ int accelctl_find_holders(const struct accelctl_roots *roots,
 		}
 		(*n)++;
 	}
+	qsort(h, *n, sizeof(*h), holder_cmp);
 	*out = h;
 	h = NULL;
 out:
