@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# accelstream: the two commands are
+#	make run	build, start the real module, run the main job
+#	make check	every test (unit, libaccel, VM kselftests, accelctl)
+# Both install the Debian packages they need, once, when missing.
+#
+# Kernel builds use Kbuild (./Kbuild -> driver/Kbuild):
+#	make module [KERNEL=stock|rt] [KDIR=...]
+
+TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+
+include mk/vm.mk
+
+KDIR ?= $(VM_KDIR)
+KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt)
+
+.PHONY: all module unit check run clean help deps
+
+all: module
+	$(MAKE) -C libaccel
+	$(MAKE) -C tools/accelctl
+
+help:
+	@sed -n '3,10p' Makefile
+
+deps:
+	scripts/deps.sh vm build
+
+# W=1 and no warnings: a warning fails the build.
+module:
+	@test -n "$(KDIR)" || { echo "module: no kernel headers found; run 'make deps'" >&2; exit 1; }
+	@$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules 2>&1 | tee $(TOP)/build/module.log; \
+	test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	if grep -q 'warning:' $(TOP)/build/module.log; then \
+		echo "module: the build printed warnings" >&2; exit 1; fi
+module: SHELL := /bin/bash
+module: | build-dir
+
+build-dir:
+	@mkdir -p $(TOP)/build
+
+check:
+	KERNELS='$(KERNELS)' scripts/check.sh
+
+run:
+	scripts/run.sh $(if $(FILE),'$(FILE)')
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C libaccel clean
+	-$(MAKE) -C tools/accelctl clean
+	rm -rf build

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test of accelstream, from the fastest to the real one.
+#   1. unit tests of the pure core (userspace, ASan+UBSan)
+#   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan)
+#   3. accelctl's parser and fixture tests
+#   4. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
+#      warnings, then one VM boot running the kselftest suites, the libaccel
+#      suite over the kernel transport and accelctl's own tests
+# Every step's TAP lands in build/results/; the last line printed is the
+# "N passed, N failed" total over all of them. Exit 0 only when nothing
+# failed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+KERNELS=${KERNELS:-stock rt}
+RES=$ROOT/build/results
+KSFT=$ROOT/build/kselftest
+rm -rf "$RES"
+mkdir -p "$RES"
+
+say() { printf '==> %s\n' "$*"; }
+
+# step NAME CMD...: run CMD, keep its output as NAME.tap; a failing command
+# that printed no failing TAP line of its own becomes one.
+step() {
+	local name=$1 rc
+	shift
+	say "$name"
+	"$@" > "$RES/$name.log" 2>&1
+	rc=$?
+	grep -E '^(not )?ok |^# Totals|^1\.\.|^TAP version' "$RES/$name.log" > "$RES/$name.tap"
+	if [ $rc -ne 0 ]; then
+		tail -n 30 "$RES/$name.log"
+		grep -q '^not ok' "$RES/$name.tap" ||
+			echo "not ok - $name: exit status $rc (see build/results/$name.log)" >> "$RES/$name.tap"
+	fi
+	return $rc
+}
+
+# build NAME CMD...: like step, for a build that has no tests of its own.
+build() {
+	local name=$1 rc
+	shift
+	say "build $name"
+	"$@" > "$RES/build-$name.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -n 30 "$RES/build-$name.log"
+		echo "not ok - build $name: exit status $rc (see build/results/build-$name.log)" > "$RES/build-$name.tap"
+	fi
+	return $rc
+}
+
+sets="vm build"
+case " $KERNELS " in *" rt "*) sets="$sets rt" ;; esac
+say "packages: $sets"
+scripts/deps.sh $sets || { echo "check: installing packages failed" >&2; exit 1; }
+
+build kselftest-headers scripts/vm/kselftest-headers.sh "$KSFT"
+
+# 1. The pure core, compiled from the file the module builds.
+core_test() {
+	mkdir -p build/core
+	${CC:-gcc} -std=gnu11 -O1 -g -Wall -Wextra -Wno-sign-compare \
+		-Wno-unused-parameter -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -isystem "$KSFT" -Idriver -Iuapi \
+		tests/core/test_core.c driver/as_core.c -o build/core/test_core &&
+		build/core/test_core
+}
+step core core_test
+
+# 2. libaccel over the in-process transport.
+if [ -f libaccel/Makefile ]; then
+	step libaccel-inproc make -C libaccel test
+	step libaccel-asan make -C libaccel test-asan
+	step libaccel-tsan make -C libaccel test-tsan
+fi
+
+# 3. accelctl on fixtures.
+if [ -f tools/accelctl/Makefile ]; then
+	step accelctl-host make -C tools/accelctl test
+fi
+
+# 4. The real module, per kernel.
+vm_payload() {
+	local kernel=$1 p=$2 kdir
+	kdir=$(scripts/vm/kernel.sh --no-image "$kernel" | sed -n 's/^KDIR=//p')
+	rm -rf "$p"
+	mkdir -p "$p/bin" "$p/modules"
+	make module KDIR="$kdir" || return 1
+	cp driver/accelstream.ko "$p/modules/"
+	make -C selftests/accelstream OUTPUT="$p/bin" KSFT_INC="$KSFT" || return 1
+	if [ -f libaccel/Makefile ]; then
+		make -C libaccel vm-tests OUT="$p/bin" || return 1
+	fi
+	if [ -f tools/accelctl/Makefile ]; then
+		make -C tools/accelctl bundle O="$ROOT/build/accelctl" || return 1
+		cp -r "$ROOT/build/accelctl/bundle/." "$p/"
+	fi
+	{
+		echo "load insmod /payload/modules/accelstream.ko"
+		for t in $(sed -n 's/^TEST_GEN_PROGS := //p' selftests/accelstream/Makefile); do
+			echo "ksft-$t $t"
+		done
+		if [ -f "$p/bin/libaccel-tests.list" ]; then
+			sed 's/^\([^ ]*\) /libaccel-\1 ACCEL_TRANSPORT=kernel /' "$p/bin/libaccel-tests.list"
+		fi
+		echo "unload rmmod accelstream"
+		if [ -x "$p/bin/vm-accelctl.sh" ]; then
+			echo "accelctl ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko vm-accelctl.sh"
+		fi
+	} > "$p/tests.list"
+}
+
+for kernel in $KERNELS; do
+	p=$ROOT/build/payload-$kernel
+	if build "payload-$kernel" vm_payload "$kernel" "$p"; then
+		say "VM run on the $kernel kernel"
+		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" \
+			scripts/vm/run-vm.sh "$p" > "$RES/vm-$kernel.log" 2>&1
+		rc=$?
+		cp "$ROOT/build/vm/out-$kernel/tap.txt" "$RES/vm-$kernel.tap" 2>/dev/null ||
+			echo "not ok - vm-$kernel: no TAP output" > "$RES/vm-$kernel.tap"
+		if [ $rc -ne 0 ]; then
+			tail -n 40 "$RES/vm-$kernel.log"
+			grep -q '^not ok' "$RES/vm-$kernel.tap" ||
+				echo "not ok - vm-$kernel: the VM run failed (see build/results/vm-$kernel.log)" >> "$RES/vm-$kernel.tap"
+		fi
+	fi
+done
+
+say "summary"
+scripts/vm/tap-summary.sh "$RES"/*.tap
