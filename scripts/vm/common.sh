@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for scripts/vm/*.sh (sourced, not executed).
 #   ROOT      repository root
 #   VM_BUILD  cache/output dir for VM artefacts (default: $ROOT/build/vm)

@@ -152,6 +152,7 @@ cmdline="console=ttyS0 oops=panic panic=-1 panic_on_warn=0 quiet loglevel=4 noka
 # -nodefaults: no VGA/NIC/default serial; then exactly two UARTs in order:
 # ttyS0 = console file, ttyS1 = TAP file.  (-nographic would add its own
 # stdio serial/monitor, so it is not used.)
+# shellcheck disable=SC2054  # commas are QEMU option syntax
 qemu=(qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp "$VM_SMP" -nodefaults
 	-display none -monitor none -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
