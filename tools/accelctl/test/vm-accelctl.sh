@@ -43,6 +43,8 @@ ok() {
 skip() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n $1 # SKIP $2"; }
 
 run() { "$A" "$@" > "$tmp/out" 2> "$tmp/err"; }
+# show: the last command's output as TAP diagnostics, for the record
+show() { sed 's/^/#   /' "$tmp/out" "$tmp/err"; }
 fails() { run "$@"; [ $? -eq 1 ]; }
 has() { grep -q -- "$1" "$tmp/out"; }
 err_has() { grep -q -- "$1" "$tmp/err"; }
@@ -81,9 +83,10 @@ ok $st "holder: $STREAMS streams, $PIN_BYTES bytes registered (pid $hpid)"
 run status && [ "$(field contexts)" = 1 ] && [ "$(field streams)" = "$STREAMS" ] &&
 	[ "$(field regions)" = 1 ] && [ "$(field pinned_bytes)" = "$PIN_BYTES" ] &&
 	[ "$(field refcount)" -ge 1 ]
-ok $? "status: 1 context, $STREAMS streams, 1 region, $PIN_BYTES pinned, refcount >= 1"
+st=$?; show
+ok $st "status: 1 context, $STREAMS streams, 1 region, $PIN_BYTES pinned, refcount >= 1"
 
-run ps
+run ps; show
 # (copies: assigning a field would rejoin the line with spaces)
 row=$(awk -F'|' -v pid="$hpid" '{ p = $3; gsub(/ /, "", p) } p == pid' "$tmp/out")
 ctx=$(echo "$row" | awk -F'|' '{ c = $2; gsub(/ /, "", c); print c }')
@@ -98,7 +101,7 @@ run ps --json && has "\"pid\": $hpid" && has "\"pinned_bytes\": $PIN_BYTES" &&
 ok $? "ps --json: pid, pinned bytes, comm"
 
 if [ -n "$ctx" ]; then
-	run stats "$ctx"
+	run stats "$ctx"; show
 	nlive=$(grep -c '| live ' "$tmp/out")
 	grep -q "| host *| *$PIN_BYTES |" "$tmp/out" && [ "$nlive" -eq $((STREAMS + 1)) ]
 	ok $? "stats $ctx: $STREAMS live streams, one host region of $PIN_BYTES bytes"
@@ -114,7 +117,8 @@ else
 fi
 
 fails unload && err_has "in use" && err_has "pid $hpid (holder)"
-ok $? "unload while open: refused, names pid $hpid (holder)"
+st=$?; show
+ok $st "unload while open: refused, names pid $hpid (holder)"
 run status && [ "$(field state)" = live ]
 ok $? "status: still live after the refused unload"
 
@@ -133,10 +137,12 @@ fails load /nonexistent/accelstream.ko && err_has "not found"
 ok $? "load of a nonexistent path: not found"
 echo "this is not a kernel module" > "$tmp/notamodule.ko"
 fails load "$tmp/notamodule.ko" && err_has "not a valid module"
-ok $? "load of a non-module file: ENOEXEC message"
+st=$?; show
+ok $st "load of a non-module file: ENOEXEC message"
 "$RUNAS" 65534 "$A" load "$KO" > "$tmp/out" 2> "$tmp/err"
 [ $? -eq 1 ] && err_has "needs root"
-ok $? "load as uid 65534: needs root"
+st=$?; show
+ok $st "load as uid 65534: needs root"
 fails load "$KO" max_pinned_mb=lots && err_has "invalid parameters"
 ok $? "load with a bad parameter value: invalid parameters"
 
