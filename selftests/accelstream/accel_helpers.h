@@ -420,9 +420,19 @@ static inline long long vmstat_get(const char *key)
 	return kv_get("/proc/vmstat", key);
 }
 
-/* nr_foll_pin_acquired - nr_foll_pin_released: pins held system-wide. */
+/*
+ * nr_foll_pin_acquired - nr_foll_pin_released: pins held system-wide.
+ * The counters are batched per CPU; vm.stat_refresh folds them first.
+ */
 static inline long long pins_held(void)
 {
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "1\n", 2) < 0)
+			; /* best effort: without it the counters lag */
+		close(fd);
+	}
 	return vmstat_get("nr_foll_pin_acquired") -
 	       vmstat_get("nr_foll_pin_released");
 }
