@@ -101,16 +101,16 @@ vm_payload() {
 		cp -r "$ROOT/build/accelctl/bundle/." "$p/"
 	fi
 	{
-		echo "load insmod /payload/modules/accelstream.ko"
+		echo "load accelctl load /payload/modules/accelstream.ko"
 		for t in $(sed -n 's/^TEST_GEN_PROGS := //p' selftests/accelstream/Makefile); do
 			echo "ksft-$t $t"
 		done
 		if [ -f "$p/bin/libaccel-tests.list" ]; then
 			sed 's/^\([^ ]*\) /libaccel-\1 ACCEL_TRANSPORT=kernel /' "$p/bin/libaccel-tests.list"
 		fi
-		echo "unload rmmod accelstream"
+		echo "unload accelctl unload"
 		if [ -x "$p/bin/vm-accelctl.sh" ]; then
-			echo "accelctl ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko vm-accelctl.sh"
+			echo "accelctl ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko sh /payload/bin/vm-accelctl.sh"
 		fi
 	} > "$p/tests.list"
 }

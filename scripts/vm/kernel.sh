@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Locate an installed Debian kernel and prepare a bootable image for QEMU.
 #
-# Usage: scripts/vm/kernel.sh [--no-image] [stock|rt]   (default: $KERNEL or stock)
+# Usage: scripts/vm/kernel.sh [--no-image] [stock|rt|debug]   (default: $KERNEL or stock)
+#   debug: the debug kernel of scripts/debug-kernel/build.sh (built once, cached)
 #   --no-image  only locate the kernel (KVER/KDIR/MODDIR/VMLINUZ/KFLAVOUR):
 #               instant, never extracts or boots anything
 #
@@ -23,6 +24,10 @@ set -euo pipefail
 noimage=0
 if [ "${1:-}" = --no-image ]; then noimage=1; shift; fi
 flavour=${1:-${KERNEL:-stock}}
+# The debug kernel is built from linux-source-6.12 and cached outside the tree.
+if [ "$flavour" = debug ]; then
+	exec "$(dirname "${BASH_SOURCE[0]}")/../debug-kernel/build.sh"
+fi
 case "$flavour" in
 stock|amd64) flavour=stock; pat='vmlinuz-*-amd64'; notpat='*-rt-amd64' ;;
 rt|rt-amd64) flavour=rt; pat='vmlinuz-*-rt-amd64'; notpat='' ;;
