@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaccel internals: objects behind generation-checked handles, the
+ * context's region table, host functions and checking mode.
+ */
+#ifndef LIBACCEL_INT_H
+#define LIBACCEL_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+/* The uapi first: accel.h defers to its ACCEL_TIMEOUT_INFINITE. */
+#include "accelstream.h"
+#include "accel.h"
+#include "transport.h"
+
+#define ACCEL_EXPORT __attribute__((visibility("default")))
+
+_Static_assert(ACCEL_TIMEOUT_INFINITE == (uint64_t)(~(__u64)0),
+	       "public and uapi infinite timeouts agree");
+
+/* ------------------------------------------------------------------ */
+/* Handles                                                             */
+/* ------------------------------------------------------------------ */
+
+enum accel_obj_type {
+	ACCEL_OBJ_CONTEXT = 1,
+	ACCEL_OBJ_STREAM,
+	ACCEL_OBJ_EVENT,
+};
+
+/*
+ * Every object a user can name. The handle is (generation << 32 | slot + 1);
+ * killing an object bumps its slot's generation, so a stale handle never
+ * matches again. @refs (under the handle lock) counts the handle itself
+ * and every call in progress.
+ */
+struct accel_obj {
+	enum accel_obj_type type;
+	uint32_t slot;
+	uint32_t refs;
+	bool killed;
+	void (*release)(struct accel_obj *obj);
+};
+
+int accel_obj_publish(struct accel_obj *obj, enum accel_obj_type type,
+		      void (*release)(struct accel_obj *), uint64_t *handle);
+int accel_obj_get(uint64_t handle, enum accel_obj_type type,
+		  struct accel_obj **obj);
+void accel_obj_ref(struct accel_obj *obj);
+void accel_obj_put(struct accel_obj *obj);
+/* Make the handle stale and drop its reference; -ENOENT if already. */
+int accel_obj_kill(struct accel_obj *obj);
+
+/* ------------------------------------------------------------------ */
+/* Contexts and regions                                                */
+/* ------------------------------------------------------------------ */
+
+enum accel_region_kind {
+	ACCEL_REGION_HOST_ALLOC,	/* accel_host_alloc(): mmapped, pinned */
+	ACCEL_REGION_REGISTERED,	/* accel_host_register() */
+	ACCEL_REGION_DEVICE,		/* accel_malloc(): PROT_NONE reservation */
+};
+
+struct accel_region {
+	enum accel_region_kind kind;
+	uintptr_t base;
+	size_t size;		/* bytes the user asked for */
+	size_t map_len;		/* HOST_ALLOC, DEVICE: our mapping's length */
+	uint32_t handle;	/* the transport's region handle */
+	unsigned int flags;
+};
+
+struct accel_hostfn_job;
+
+struct accel_ctx {
+	struct accel_obj obj;
+	uint64_t handle;
+	const struct accel_transport_ops *ops;
+	struct accel_transport *tp;
+	struct accel_info info;
+	long page_size;
+	uint64_t created;	/* creation order, for the primary context */
+
+	/* Protects the fields below. */
+	pthread_mutex_t lock;
+	struct accel_region *regions;	/* sorted by base, disjoint */
+	unsigned int nregions, cap_regions;
+	struct accel_child *children;	/* live streams and events */
+
+	/* Host functions: one library thread per context, started lazily. */
+	pthread_t hf_thread;
+	bool hf_started, hf_stopping;
+	uint32_t hf_doorbell;		/* user event raised on every launch */
+	uint64_t hf_bell;
+	struct accel_hostfn_job *hf_head, *hf_tail;
+
+	struct accel_ctx *next_ctx;	/* global list, under the handle lock */
+	bool dead;
+};
+
+/* Streams and events of a context, so that destroying it kills them. */
+struct accel_child {
+	struct accel_obj obj;
+	uint64_t handle;
+	struct accel_ctx *ctx;		/* holds a reference */
+	struct accel_child *prev, *next;
+};
+
+struct accel_stream_impl {
+	struct accel_child child;
+	uint32_t kstream;
+	unsigned int flags;
+	int priority;
+	bool is_default;
+};
+
+struct accel_event_impl {
+	struct accel_child child;
+	uint32_t kevent;
+	unsigned int flags;
+};
+
+static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
+			      void *arg)
+{
+	return ctx->ops->ioctl(ctx->tp, cmd, arg);
+}
+
+/* The context named by @ctx, or the current one for NULL; referenced. */
+int accel_ctx_get(accel_context *ctx, struct accel_ctx **out);
+void accel_ctx_put(struct accel_ctx *ctx);
+/* Call @fn on every live context until it returns nonzero. */
+int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg);
+int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
+void accel_child_unlink(struct accel_child *child);
+
+/* A stream handle, ACCEL_STREAM_DEFAULT included; referenced. */
+int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out);
+void accel_stream_put(struct accel_stream_impl *s);
+int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
+		 const struct accel_desc *descs, uint32_t count, uint64_t *seq);
+int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
+			uint32_t *handle);
+void accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);
+int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		uint32_t *first);
+uint64_t accel_deadline(uint64_t timeout_ns);
+
+/* Region lookup under ctx->lock: the region holding [ptr, ptr + len). */
+struct accel_region *accel_region_find_locked(struct accel_ctx *ctx,
+					      uintptr_t ptr);
+/* Library-owned pinned buffers, for staging pageable memory. */
+int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
+		       void **ptr, size_t *map_len);
+void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
+			  size_t map_len);
+void accel_regions_teardown(struct accel_ctx *ctx);
+
+/* Host functions (hostfn.c). */
+int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
+			accel_host_fn fn, void *arg);
+void accel_hostfn_stop(struct accel_ctx *ctx);
+
+/* ACCEL_CHECK (check.c). */
+bool accel_check_enabled(void);
+void accel_check_dst(struct accel_ctx *ctx, uintptr_t ptr, size_t len,
+		     const struct accel_region *r, void **token);
+int accel_check_src(struct accel_ctx *ctx, accel_stream_t stream,
+		    uint64_t seq, uintptr_t ptr, size_t len,
+		    const struct accel_region *r, void **token);
+void accel_check_done(void *token);
+void accel_check_forget(uintptr_t base, size_t len);
+
+/* Environment (context.c). */
+bool accel_env_flag(const char *name);
+
+#endif /* LIBACCEL_INT_H */

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Contexts: one transport connection each, the current context of a
+ * thread, and the environment that picks the transport and backend.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "accel_int.h"
+
+/* Protects ctx_list and ctx_seq. */
+static pthread_mutex_t ctx_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct accel_ctx *ctx_list;
+static uint64_t ctx_seq;
+
+static __thread uint64_t current_ctx;
+
+bool accel_env_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+uint64_t accel_deadline(uint64_t timeout_ns)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (timeout_ns == ACCEL_TIMEOUT_INFINITE)
+		return ACCEL_TIMEOUT_INFINITE;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (timeout_ns >= ACCEL_TIMEOUT_INFINITE - now)
+		return ACCEL_TIMEOUT_INFINITE - 1;
+	return now + timeout_ns;
+}
+
+static int pick_backend(void)
+{
+	const char *b = getenv("ACCEL_BACKEND");
+
+	if (!b || !*b || !strcmp(b, "cpu") || !strcmp(b, "auto"))
+		return 0;
+	if (!strcmp(b, "cuda")) {
+		fprintf(stderr,
+			"libaccel: ACCEL_BACKEND=cuda: the CUDA executor is not built into this libaccel yet; use ACCEL_BACKEND=cpu\n");
+		return -ENODEV;
+	}
+	fprintf(stderr,
+		"libaccel: ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)\n",
+		b);
+	return -EINVAL;
+}
+
+static int pick_transport(const struct accel_transport_ops **ops,
+			  struct accel_transport **tp)
+{
+	const char *t = getenv("ACCEL_TRANSPORT");
+	int ret;
+
+	if (t && *t) {
+		if (!strcmp(t, "kernel")) {
+			*ops = &accel_transport_kernel;
+		} else if (!strcmp(t, "inproc")) {
+			*ops = &accel_transport_inproc;
+		} else {
+			fprintf(stderr,
+				"libaccel: ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)\n",
+				t);
+			return -EINVAL;
+		}
+		ret = (*ops)->open(tp);
+		if (ret && *ops == &accel_transport_kernel)
+			fprintf(stderr,
+				"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)\n",
+				strerror(-ret));
+		return ret;
+	}
+	*ops = &accel_transport_kernel;
+	ret = (*ops)->open(tp);
+	if (ret) {
+		fprintf(stderr,
+			"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model\n",
+			strerror(-ret));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int check_abi(struct accel_ctx *ctx)
+{
+	int ret;
+
+	memset(&ctx->info, 0, sizeof(ctx->info));
+	ret = accel_ioctl(ctx, ACCEL_IOC_GET_INFO, &ctx->info);
+	if (ret) {
+		fprintf(stderr, "libaccel: %s transport: GET_INFO failed: %s\n",
+			ctx->ops->name, strerror(-ret));
+		return ret;
+	}
+	if (ctx->info.abi_version != ACCEL_ABI_VERSION) {
+		fprintf(stderr,
+			"libaccel: the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s\n",
+			ctx->info.abi_version, ACCEL_ABI_VERSION,
+			ctx->info.abi_version > ACCEL_ABI_VERSION ?
+			"libaccel" : "the accelstream module");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void ctx_release(struct accel_obj *obj)
+{
+	struct accel_ctx *ctx = (struct accel_ctx *)obj;
+
+	accel_regions_teardown(ctx);
+	ctx->ops->close(ctx->tp);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx->regions);
+	free(ctx);
+}
+
+ACCEL_EXPORT
+int accel_context_create(accel_context **out, unsigned int flags)
+{
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!out || flags)
+		return -EINVAL;
+	ret = pick_backend();
+	if (ret)
+		return ret;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->page_size = sysconf(_SC_PAGESIZE);
+	ret = pick_transport(&ctx->ops, &ctx->tp);
+	if (ret)
+		goto err_free;
+	ret = check_abi(ctx);
+	if (ret)
+		goto err_close;
+	ret = accel_obj_publish(&ctx->obj, ACCEL_OBJ_CONTEXT, ctx_release,
+				&ctx->handle);
+	if (ret)
+		goto err_close;
+
+	pthread_mutex_lock(&ctx_list_lock);
+	ctx->created = ++ctx_seq;
+	ctx->next_ctx = ctx_list;
+	ctx_list = ctx;
+	pthread_mutex_unlock(&ctx_list_lock);
+
+	current_ctx = ctx->handle;
+	*out = (accel_context *)(uintptr_t)ctx->handle;
+	return 0;
+
+err_close:
+	ctx->ops->close(ctx->tp);
+err_free:
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+	return ret;
+}
+
+static int ctx_lookup(accel_context *handle, struct accel_ctx **out)
+{
+	struct accel_obj *obj;
+	int ret;
+
+	ret = accel_obj_get((uint64_t)(uintptr_t)handle, ACCEL_OBJ_CONTEXT,
+			    &obj);
+	if (ret)
+		return ret;
+	*out = (struct accel_ctx *)obj;
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_context_destroy(accel_context *handle)
+{
+	struct accel_ctx *ctx, **pp;
+	struct accel_child *c;
+	int ret;
+
+	ret = ctx_lookup(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = accel_obj_kill(&ctx->obj);
+	if (ret) {
+		accel_ctx_put(ctx);
+		return ret;
+	}
+	pthread_mutex_lock(&ctx_list_lock);
+	for (pp = &ctx_list; *pp; pp = &(*pp)->next_ctx) {
+		if (*pp == ctx) {
+			*pp = ctx->next_ctx;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx_list_lock);
+
+	accel_hostfn_stop(ctx);
+
+	/* Kill every stream and event handle; each holds a context ref. */
+	for (;;) {
+		pthread_mutex_lock(&ctx->lock);
+		ctx->dead = true;
+		c = ctx->children;
+		if (c)
+			accel_obj_ref(&c->obj);
+		pthread_mutex_unlock(&ctx->lock);
+		if (!c)
+			break;
+		accel_child_unlink(c);
+		accel_obj_kill(&c->obj);
+		accel_obj_put(&c->obj);
+	}
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+int accel_child_link(struct accel_ctx *ctx, struct accel_child *child)
+{
+	child->ctx = ctx;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->dead) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -ENOENT;
+	}
+	child->prev = NULL;
+	child->next = ctx->children;
+	if (ctx->children)
+		ctx->children->prev = child;
+	ctx->children = child;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+void accel_child_unlink(struct accel_child *child)
+{
+	struct accel_ctx *ctx = child->ctx;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (child->prev || ctx->children == child) {
+		if (child->prev)
+			child->prev->next = child->next;
+		else
+			ctx->children = child->next;
+		if (child->next)
+			child->next->prev = child->prev;
+	}
+	child->prev = child->next = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int accel_ctx_get(accel_context *handle, struct accel_ctx **out)
+{
+	struct accel_ctx *ctx, *oldest = NULL;
+	uint64_t h = 0;
+
+	if (handle)
+		return ctx_lookup(handle, out);
+	if (current_ctx && !ctx_lookup((accel_context *)(uintptr_t)current_ctx,
+				       out))
+		return 0;
+	/* No live current context: the oldest one, CUDA's primary. */
+	pthread_mutex_lock(&ctx_list_lock);
+	for (ctx = ctx_list; ctx; ctx = ctx->next_ctx)
+		if (!oldest || ctx->created < oldest->created)
+			oldest = ctx;
+	if (oldest)
+		h = oldest->handle;
+	pthread_mutex_unlock(&ctx_list_lock);
+	if (!h)
+		return -ENODEV;
+	return ctx_lookup((accel_context *)(uintptr_t)h, out);
+}
+
+int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg)
+{
+	uint64_t *handles = NULL;
+	struct accel_ctx *ctx;
+	unsigned int n = 0, i;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx_list_lock);
+	for (ctx = ctx_list; ctx; ctx = ctx->next_ctx)
+		n++;
+	if (n)
+		handles = calloc(n, sizeof(*handles));
+	n = 0;
+	for (ctx = ctx_list; ctx && handles; ctx = ctx->next_ctx)
+		handles[n++] = ctx->handle;
+	pthread_mutex_unlock(&ctx_list_lock);
+
+	for (i = 0; i < n && !ret; i++) {
+		if (ctx_lookup((accel_context *)(uintptr_t)handles[i], &ctx))
+			continue;
+		ret = fn(ctx, arg);
+		accel_ctx_put(ctx);
+	}
+	free(handles);
+	return ret;
+}
+
+void accel_ctx_put(struct accel_ctx *ctx)
+{
+	accel_obj_put(&ctx->obj);
+}
+
+ACCEL_EXPORT
+int accel_context_set_current(accel_context *handle)
+{
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!handle) {
+		current_ctx = 0;
+		return 0;
+	}
+	ret = ctx_lookup(handle, &ctx);
+	if (ret)
+		return ret;
+	current_ctx = ctx->handle;
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_context_get_current(accel_context **out)
+{
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	ret = accel_ctx_get(NULL, &ctx);
+	if (ret)
+		return ret;
+	*out = (accel_context *)(uintptr_t)ctx->handle;
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_context_get_transport(accel_context *handle, const char **name)
+{
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!name)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	*name = ctx->ops->name;
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_stream_priority_range(accel_context *handle, int *least,
+				int *greatest)
+{
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!least || !greatest)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	*least = ctx->info.least_priority;
+	*greatest = ctx->info.greatest_priority;
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+ACCEL_EXPORT
+const char *accel_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:		return "Success";
+	case EPERM:	return "Operation not permitted (write into a read-only region)";
+	case ENOENT:	return "No such object (unknown or destroyed handle or pointer)";
+	case EINTR:	return "Interrupted";
+	case EIO:	return "Input/output error (the stream failed)";
+	case EBADF:	return "Bad file descriptor";
+	case EAGAIN:	return "Not ready (work still pending)";
+	case ENOMEM:	return "Out of memory, or past a pinning limit";
+	case EACCES:	return "Permission denied (context opened by another process)";
+	case EFAULT:	return "Bad address (range not mapped)";
+	case EBUSY:	return "Busy (queued work names the buffer)";
+	case EEXIST:	return "Already registered (range overlaps a region)";
+	case ENODEV:	return "No device (transport or backend unavailable)";
+	case EINVAL:	return "Invalid argument";
+	case ENOSPC:	return "Too many objects";
+	case ENOTTY:	return "Unknown command (driver too old?)";
+	case ETIME:	return "Timed out";
+	case EPROTO:	return "Driver ABI mismatch";
+	case ECANCELED:	return "Cancelled";
+	case EOPNOTSUPP: return "Not supported";
+	default:	return "Unknown error";
+	}
+}

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * accel_memcpy_async(): resolve raw pointers to regions, stage pageable
+ * memory through library-owned pinned buffers, queue one COPY.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel_int.h"
+
+struct side {
+	bool found;
+	struct accel_region r;
+	uint32_t handle;
+	uint64_t offset;
+	/* Pageable: a bounce buffer. */
+	void *bounce;
+	size_t bounce_len;
+};
+
+struct copy_out {
+	struct accel_ctx *ctx;
+	void *dst;
+	size_t bytes;
+	uint32_t handle;
+	void *bounce;
+	size_t bounce_len;
+};
+
+struct check_done {
+	void *src_token;
+	void *dst_token;
+};
+
+static atomic_bool warned_staging;
+
+static void warn_staging(const char *what)
+{
+	if (!accel_env_flag("ACCEL_SYNC_DEBUG"))
+		return;
+	if (atomic_exchange(&warned_staging, true))
+		return;
+	fprintf(stderr,
+		"libaccel: ACCEL_SYNC_DEBUG: a copy %s pageable memory is staged through a bounce buffer (not asynchronous on the host side); use accel_host_alloc() or accel_host_register() (reported once)\n",
+		what);
+}
+
+static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
+			  size_t bytes, struct side *s)
+{
+	struct accel_region *r;
+
+	memset(s, 0, sizeof(*s));
+	r = accel_region_find_locked(ctx, (uintptr_t)ptr);
+	if (!r)
+		return 0;
+	if (bytes > r->size - ((uintptr_t)ptr - r->base))
+		return -EINVAL;
+	s->found = true;
+	s->r = *r;
+	s->handle = r->handle;
+	s->offset = (uintptr_t)ptr - r->base;
+	return 0;
+}
+
+static bool is_device(const struct side *s)
+{
+	return s->found && s->r.kind == ACCEL_REGION_DEVICE;
+}
+
+static int check_kind(enum accel_memcpy_kind kind, const struct side *dst,
+		      const struct side *src)
+{
+	bool dd = is_device(dst), sd = is_device(src);
+
+	switch (kind) {
+	case ACCEL_MEMCPY_H2H:
+		return (!dd && !sd) ? 0 : -EINVAL;
+	case ACCEL_MEMCPY_H2D:
+		return (dd && !sd) ? 0 : -EINVAL;
+	case ACCEL_MEMCPY_D2H:
+		return (!dd && sd) ? 0 : -EINVAL;
+	case ACCEL_MEMCPY_D2D:
+		return (dd && sd) ? 0 : -EINVAL;
+	case ACCEL_MEMCPY_DEFAULT:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void copy_out_fn(void *arg)
+{
+	struct copy_out *co = arg;
+
+	memcpy(co->dst, co->bounce, co->bytes);
+	accel_bounce_release(co->ctx, co->handle, co->bounce, co->bounce_len);
+	accel_ctx_put(co->ctx);
+	free(co);
+}
+
+static void check_done_fn(void *arg)
+{
+	struct check_done *cd = arg;
+
+	accel_check_done(cd->src_token);
+	accel_check_done(cd->dst_token);
+	free(cd);
+}
+
+/* Fill a pageable destination once the copy into its bounce retired. */
+static int queue_copy_out(struct accel_stream_impl *s, void *dst,
+			  size_t bytes, struct side *d)
+{
+	struct accel_ctx *ctx = s->child.ctx;
+	struct copy_out *co;
+	int ret = -ENOMEM;
+
+	co = malloc(sizeof(*co));
+	if (co) {
+		co->ctx = ctx;
+		co->dst = dst;
+		co->bytes = bytes;
+		co->handle = d->handle;
+		co->bounce = d->bounce;
+		co->bounce_len = d->bounce_len;
+		accel_obj_ref(&ctx->obj);
+		ret = accel_hostfn_launch(ctx, s->kstream, copy_out_fn, co);
+		if (!ret)
+			return 0;
+		accel_ctx_put(ctx);
+		free(co);
+	}
+	/* No host function: finish the copy here rather than lose it. */
+	{
+		struct accel_stream_sync ss = {
+			.handle = s->kstream,
+			.timeout_ns = ACCEL_TIMEOUT_INFINITE,
+		};
+
+		ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
+		if (!ret)
+			memcpy(dst, d->bounce, bytes);
+		accel_bounce_release(ctx, d->handle, d->bounce, d->bounce_len);
+	}
+	return ret;
+}
+
+static void queue_check_done(struct accel_stream_impl *s, void *src_token,
+			     void *dst_token)
+{
+	struct check_done *cd;
+
+	if (!src_token && !dst_token)
+		return;
+	cd = malloc(sizeof(*cd));
+	if (cd) {
+		cd->src_token = src_token;
+		cd->dst_token = dst_token;
+		if (!accel_hostfn_launch(s->child.ctx, s->kstream,
+					 check_done_fn, cd))
+			return;
+		free(cd);
+	}
+	/* Cannot watch the end of this copy: stop watching it now. */
+	accel_check_done(src_token);
+	accel_check_done(dst_token);
+}
+
+ACCEL_EXPORT
+int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
+		       size_t bytes, enum accel_memcpy_kind kind)
+{
+	void *src_token = NULL, *dst_token = NULL;
+	struct accel_stream_impl *s;
+	struct accel_ctx *ctx;
+	struct side d, sr;
+	struct accel_desc desc;
+	bool check;
+	uint64_t seq;
+	int ret;
+
+	if (!dst || !src || (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
+		return -EINVAL;
+	if ((uintptr_t)dst + bytes < (uintptr_t)dst ||
+	    (uintptr_t)src + bytes < (uintptr_t)src)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	ctx = s->child.ctx;
+
+	pthread_mutex_lock(&ctx->lock);
+	ret = resolve_locked(ctx, dst, bytes, &d);
+	if (!ret)
+		ret = resolve_locked(ctx, src, bytes, &sr);
+	pthread_mutex_unlock(&ctx->lock);
+	if (!ret)
+		ret = check_kind(kind, &d, &sr);
+	if (ret || !bytes)
+		goto out;
+
+	if (!sr.found) {
+		/* Pageable source: staged now, the caller may free it. */
+		warn_staging("from");
+		ret = accel_bounce_alloc(ctx, bytes, &sr.handle, &sr.bounce,
+					 &sr.bounce_len);
+		if (ret)
+			goto out;
+		memcpy(sr.bounce, src, bytes);
+	}
+	if (!d.found) {
+		warn_staging("into");
+		ret = accel_bounce_alloc(ctx, bytes, &d.handle, &d.bounce,
+					 &d.bounce_len);
+		if (ret)
+			goto out_src;
+	}
+
+	check = accel_check_enabled();
+	if (check && d.found && !is_device(&d))
+		accel_check_dst(ctx, (uintptr_t)dst, bytes, &d.r, &dst_token);
+
+	memset(&desc, 0, sizeof(desc));
+	desc.op = ACCEL_OP_COPY;
+	desc.dst = d.handle;
+	desc.src = sr.handle;
+	desc.dst_offset = d.offset;
+	desc.src_offset = sr.offset;
+	desc.length = bytes;
+	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
+	if (ret) {
+		accel_check_done(dst_token);
+		if (d.bounce)
+			accel_bounce_release(ctx, d.handle, d.bounce,
+					     d.bounce_len);
+		goto out_src;
+	}
+	if (check && sr.found && !is_device(&sr))
+		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
+				seq, (uintptr_t)src, bytes, &sr.r, &src_token);
+	if (d.bounce)
+		ret = queue_copy_out(s, dst, bytes, &d);
+	queue_check_done(s, src_token, dst_token);
+
+out_src:
+	/* The bounce's pages stay until the copy naming them retires. */
+	if (sr.bounce)
+		accel_bounce_release(ctx, sr.handle, sr.bounce, sr.bounce_len);
+out:
+	accel_stream_put(s);
+	return ret;
+}

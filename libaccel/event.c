@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events: record, query, synchronize, elapsed time, stream waits and
+ * waits on several events.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel_int.h"
+
+static void event_release(struct accel_obj *obj)
+{
+	struct accel_event_impl *ev = (struct accel_event_impl *)obj;
+	struct accel_ctx *ctx = ev->child.ctx;
+
+	free(ev);
+	accel_ctx_put(ctx);
+}
+
+static int event_get(accel_event_t event, struct accel_event_impl **out)
+{
+	struct accel_obj *obj;
+	int ret;
+
+	ret = accel_obj_get((uint64_t)(uintptr_t)event, ACCEL_OBJ_EVENT, &obj);
+	if (ret)
+		return ret;
+	*out = (struct accel_event_impl *)obj;
+	return 0;
+}
+
+static void event_put(struct accel_event_impl *ev)
+{
+	accel_obj_put(&ev->child.obj);
+}
+
+ACCEL_EXPORT
+int accel_event_create(accel_context *ctxh, unsigned int flags,
+		       accel_event_t *out)
+{
+	struct accel_event_impl *ev;
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!out || (flags & ~(ACCEL_EVENT_DISABLE_TIMING | ACCEL_EVENT_HOST)))
+		return -EINVAL;
+	ret = accel_ctx_get(ctxh, &ctx);
+	if (ret)
+		return ret;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ev->flags = flags;
+	ret = accel_kevent_create(ctx, (flags & ACCEL_EVENT_HOST) ?
+				  ACCEL_EVENT_USER :
+				  (flags & ACCEL_EVENT_DISABLE_TIMING) ?
+				  0 : ACCEL_EVENT_TIMING, &ev->kevent);
+	if (ret) {
+		free(ev);
+		goto out;
+	}
+	ret = accel_obj_publish(&ev->child.obj, ACCEL_OBJ_EVENT, event_release,
+				&ev->child.handle);
+	if (ret) {
+		accel_kevent_destroy(ctx, ev->kevent);
+		free(ev);
+		goto out;
+	}
+	accel_obj_ref(&ctx->obj);
+	ret = accel_child_link(ctx, &ev->child);
+	if (ret) {
+		accel_obj_kill(&ev->child.obj);
+		goto out;
+	}
+	*out = (accel_event_t)(uintptr_t)ev->child.handle;
+out:
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_destroy(accel_event_t event)
+{
+	struct accel_event_impl *ev;
+	int ret;
+
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	ret = accel_obj_kill(&ev->child.obj);
+	if (!ret) {
+		accel_child_unlink(&ev->child);
+		/* Queued records and waits keep the kernel's event alive. */
+		accel_kevent_destroy(ev->child.ctx, ev->kevent);
+	}
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_record(accel_event_t event, accel_stream_t stream)
+{
+	struct accel_event_record rec;
+	struct accel_stream_impl *s;
+	struct accel_event_impl *ev;
+	int ret;
+
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		goto out_event;
+	if (s->child.ctx != ev->child.ctx) {
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.event = ev->kevent;
+	rec.stream = s->kstream;
+	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_EVENT_RECORD, &rec);
+out:
+	accel_stream_put(s);
+out_event:
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_query(accel_event_t event)
+{
+	struct accel_event_query q;
+	struct accel_event_impl *ev;
+	int ret;
+
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	memset(&q, 0, sizeof(q));
+	q.handle = ev->kevent;
+	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_QUERY, &q);
+	if (!ret) {
+		if (q.error)
+			ret = q.error;
+		else if (q.state != ACCEL_EVENT_STATE_COMPLETE)
+			ret = -EAGAIN;
+	}
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
+{
+	struct accel_wait_entry ent;
+	struct accel_event_impl *ev;
+	int ret;
+
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	memset(&ent, 0, sizeof(ent));
+	ent.event = ev->kevent;
+	ret = accel_kwait(ev->child.ctx, &ent, 1, ACCEL_WAIT_ALL, timeout_ns,
+			  NULL);
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_elapsed_time(float *ms, accel_event_t start,
+			     accel_event_t end)
+{
+	struct accel_event_elapsed el;
+	struct accel_event_impl *a, *b;
+	int ret;
+
+	if (!ms)
+		return -EINVAL;
+	ret = event_get(start, &a);
+	if (ret)
+		return ret;
+	ret = event_get(end, &b);
+	if (ret)
+		goto out_a;
+	if (a->child.ctx != b->child.ctx) {
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(&el, 0, sizeof(el));
+	el.start = a->kevent;
+	el.end = b->kevent;
+	ret = accel_ioctl(a->child.ctx, ACCEL_IOC_EVENT_ELAPSED, &el);
+	if (!ret)
+		*ms = (float)((double)el.elapsed_ns / 1e6);
+out:
+	event_put(b);
+out_a:
+	event_put(a);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
+			    unsigned int flags)
+{
+	struct accel_desc d;
+	struct accel_stream_impl *s;
+	struct accel_event_impl *ev;
+	int ret;
+
+	if (flags)
+		return -EINVAL;
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		goto out_event;
+	if (s->child.ctx != ev->child.ctx) {
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(&d, 0, sizeof(d));
+	d.op = ACCEL_OP_STREAM_WAIT;
+	d.event = ev->kevent;
+	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
+out:
+	accel_stream_put(s);
+out_event:
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_wait(const accel_event_t *events, unsigned int count,
+		     unsigned int mode, uint64_t timeout_ns,
+		     unsigned int *first)
+{
+	struct accel_event_impl **evs;
+	struct accel_wait_entry *ents;
+	struct accel_ctx *ctx = NULL;
+	unsigned int i, n = 0;
+	uint32_t idx = 0;
+	int ret;
+
+	if (!events || !count || (mode & ~ACCEL_WAIT_ALL))
+		return -EINVAL;
+	evs = calloc(count, sizeof(*evs));
+	ents = calloc(count, sizeof(*ents));
+	if (!evs || !ents) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (n = 0; n < count; n++) {
+		ret = event_get(events[n], &evs[n]);
+		if (ret)
+			goto out;
+		if (ctx && evs[n]->child.ctx != ctx) {
+			n++;
+			ret = -EINVAL;
+			goto out;
+		}
+		ctx = evs[n]->child.ctx;
+		ents[n].event = evs[n]->kevent;
+	}
+	if (count > ctx->info.max_wait) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = accel_kwait(ctx, ents, count,
+			  (mode & ACCEL_WAIT_ALL) ? ACCEL_WAIT_ALL : 0,
+			  timeout_ns, &idx);
+	if ((!ret || ret == -EIO) && first)
+		*first = idx;
+out:
+	for (i = 0; i < n; i++)
+		event_put(evs[i]);
+	free(evs);
+	free(ents);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_signal(accel_event_t event, uint64_t value, unsigned int flags)
+{
+	struct accel_event_signal sg;
+	struct accel_event_impl *ev;
+	int ret;
+
+	if (flags & ~ACCEL_EVENT_SIGNAL_ERROR)
+		return -EINVAL;
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	memset(&sg, 0, sizeof(sg));
+	sg.handle = ev->kevent;
+	sg.value = value;
+	sg.flags = (flags & ACCEL_EVENT_SIGNAL_ERROR) ? ACCEL_SIGNAL_ERROR : 0;
+	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_SIGNAL, &sg);
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
+			    uint64_t value, unsigned int flags)
+{
+	struct accel_desc d;
+	struct accel_stream_impl *s;
+	struct accel_event_impl *ev;
+	int ret;
+
+	if (flags)
+		return -EINVAL;
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		goto out_event;
+	if (s->child.ctx != ev->child.ctx) {
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(&d, 0, sizeof(d));
+	d.op = ACCEL_OP_HOST_WAIT;
+	d.event = ev->kevent;
+	d.value = value;
+	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
+out:
+	accel_stream_put(s);
+out_event:
+	event_put(ev);
+	return ret;
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaccel: streams, events and asynchronous copies over accelstream.
+ *
+ * The whole public surface of the library. Every call returns 0 or a
+ * negative errno value and never sets errno; accel_strerror() turns the
+ * value into text. Sizes are in bytes, timeouts in nanoseconds relative to
+ * the call (ACCEL_TIMEOUT_INFINITE blocks, 0 polls).
+ *
+ * The promise libaccel makes on top of CUDA/AscendCL semantics: a buffer
+ * handed to an asynchronous copy is never freed or reused underneath it.
+ * Pageable (unregistered) sources are staged at enqueue; pinned buffers that
+ * are freed with work queued are released when that work retires.
+ */
+#ifndef LIBACCEL_ACCEL_H
+#define LIBACCEL_ACCEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Small wrappers are inline so that picking a copy kind costs no call;
+ * everything with state lives out of line, behind the versioned ABI.
+ */
+#ifndef ACCELINLINE
+#define ACCELINLINE static inline
+#endif
+
+#define LIBACCEL_VERSION_MAJOR	1
+#define LIBACCEL_VERSION_MINOR	0
+
+/* ------------------------------------------------------------------ */
+/* Handles and constants                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Handles are opaque values, never pointers to live memory: a destroyed
+ * handle is recognised by its generation and gives -ENOENT, never a crash,
+ * even after new objects have been created.
+ */
+typedef struct accel_context accel_context;
+typedef struct accel_stream *accel_stream_t;
+typedef struct accel_event *accel_event_t;
+
+/* Wait forever (stream/event synchronize, accel_event_wait). */
+#ifndef ACCEL_TIMEOUT_INFINITE
+#define ACCEL_TIMEOUT_INFINITE		(~(uint64_t)0)
+#endif
+
+/*
+ * The calling thread's default stream of the stream's context: created
+ * lazily per thread and per context (cudaStreamPerThread), destroyed when
+ * the thread exits. Usable wherever a stream is expected.
+ */
+#define ACCEL_STREAM_DEFAULT		((accel_stream_t)0)
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A context is one open accelstream device (or one in-process model of
+ * it): every stream, event and memory region belongs to one context.
+ * Creating a context makes it the calling thread's current context
+ * (aclrtCreateContext). Calls that take a context accept NULL for "the
+ * current context": the thread's current one if it is alive, else the
+ * oldest live context of the process (the primary context of CUDA).
+ *
+ * Environment: ACCEL_TRANSPORT=kernel|inproc, ACCEL_BACKEND=cpu|cuda|auto,
+ * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
+ * (warn when a copy is staged synchronously). See libaccel(7).
+ */
+int accel_context_create(accel_context **ctx, unsigned int flags);
+int accel_context_destroy(accel_context *ctx);
+int accel_context_set_current(accel_context *ctx);
+int accel_context_get_current(accel_context **ctx);
+/* Name of the transport a context runs over: "kernel" or "inproc". */
+int accel_context_get_transport(accel_context *ctx, const char **name);
+
+/* ------------------------------------------------------------------ */
+/* Streams                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Stream flags (cudaStreamNonBlocking: recorded, reported). */
+#define ACCEL_STREAM_NON_BLOCKING	(1U << 0)
+
+int accel_stream_create(accel_context *ctx, unsigned int flags, int priority,
+			accel_stream_t *stream);
+int accel_stream_destroy(accel_stream_t stream);
+/* 0 when everything queued has retired, -EAGAIN while work is pending. */
+int accel_stream_query(accel_stream_t stream);
+/* Block until everything queued so far retired (cudaStreamSynchronize). */
+int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
+int accel_stream_get_priority(accel_stream_t stream, int *priority);
+int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
+int accel_stream_priority_range(accel_context *ctx, int *least,
+				int *greatest);
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                             */
+/* ------------------------------------------------------------------ */
+
+/* accel_host_register() flags. */
+#define ACCEL_HOST_REGISTER_READONLY	(1U << 0)
+/* accel_host_unregister() flags: release when queued copies retire. */
+#define ACCEL_HOST_UNREGISTER_DEFERRED	(1U << 0)
+
+/* Pinned host memory, zeroed (cudaMallocHost / aclrtMallocHost). */
+int accel_host_alloc(accel_context *ctx, void **ptr, size_t size,
+		     unsigned int flags);
+/* Stream-ordered: returns at once, pages go when queued copies retire. */
+int accel_host_free(void *ptr);
+/* Pin an existing range (cudaHostRegister). */
+int accel_host_register(accel_context *ctx, void *ptr, size_t size,
+			unsigned int flags);
+int accel_host_unregister(void *ptr, unsigned int flags);
+
+/*
+ * Device memory (cudaMalloc / aclrtMalloc). The pointer is an opaque
+ * device address: it must never be dereferenced on the host.
+ */
+int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
+/* Stream-ordered like accel_host_free(). */
+int accel_free(void *dev_ptr);
+
+/* ------------------------------------------------------------------ */
+/* Copies                                                             */
+/* ------------------------------------------------------------------ */
+
+enum accel_memcpy_kind {
+	ACCEL_MEMCPY_H2H = 0,
+	ACCEL_MEMCPY_H2D = 1,
+	ACCEL_MEMCPY_D2H = 2,
+	ACCEL_MEMCPY_D2D = 3,
+	ACCEL_MEMCPY_DEFAULT = 4,	/* inferred from the pointers */
+};
+
+/*
+ * Queue a copy of @bytes on @stream (cudaMemcpyAsync). Pinned (host
+ * alloc or registered) host memory is copied asynchronously. A pageable
+ * source is copied into a library bounce buffer before the call returns,
+ * so the caller may free it at once (that part is synchronous). A pageable
+ * destination is filled after the copy retires, by a host function on the
+ * stream.
+ */
+int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
+		       size_t bytes, enum accel_memcpy_kind kind);
+
+ACCELINLINE int accel_memcpy_h2d_async(accel_stream_t stream, void *dst,
+				       const void *src, size_t bytes)
+{
+	return accel_memcpy_async(stream, dst, src, bytes, ACCEL_MEMCPY_H2D);
+}
+
+ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
+				       const void *src, size_t bytes)
+{
+	return accel_memcpy_async(stream, dst, src, bytes, ACCEL_MEMCPY_D2H);
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Event flags. Events keep timestamps unless timing is disabled. */
+#define ACCEL_EVENT_DEFAULT		0U
+#define ACCEL_EVENT_DISABLE_TIMING	(1U << 0)
+/*
+ * A host event: a 64-bit counter raised by accel_event_signal() rather
+ * than a recorded point; streams wait on it with accel_stream_wait_value()
+ * (cuStreamWaitValue64). Complete once its value is not zero.
+ */
+#define ACCEL_EVENT_HOST		(1U << 1)
+
+/* accel_event_signal() flags: fail the event's waiters with -EIO. */
+#define ACCEL_EVENT_SIGNAL_ERROR	(1U << 0)
+
+/* accel_event_wait() modes. */
+#define ACCEL_WAIT_ANY			0U
+#define ACCEL_WAIT_ALL			(1U << 0)
+
+int accel_event_create(accel_context *ctx, unsigned int flags,
+		       accel_event_t *event);
+int accel_event_destroy(accel_event_t event);
+int accel_event_record(accel_event_t event, accel_stream_t stream);
+/* 0 complete (or never recorded), -EAGAIN pending, -EIO failed. */
+int accel_event_query(accel_event_t event);
+int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns);
+/* Milliseconds from @start to @end (cudaEventElapsedTime). */
+int accel_event_elapsed_time(float *ms, accel_event_t start,
+			     accel_event_t end);
+/* Later work on @stream waits for @event's current point. */
+int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
+			    unsigned int flags);
+int accel_event_wait(const accel_event_t *events, unsigned int count,
+		     unsigned int mode, uint64_t timeout_ns,
+		     unsigned int *first);
+/* Raise a host event's counter to @value (never lowers it). */
+int accel_event_signal(accel_event_t event, uint64_t value,
+		       unsigned int flags);
+/* Later work on @stream waits until host event @event reaches @value. */
+int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
+			    uint64_t value, unsigned int flags);
+
+/* ------------------------------------------------------------------ */
+/* Host functions                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef void (*accel_host_fn)(void *arg);
+
+/*
+ * Run @fn(@arg) on a library thread once prior work on @stream retired;
+ * later work on @stream waits for it (cudaLaunchHostFunc). @fn must not
+ * call libaccel functions that wait.
+ */
+int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
+			   void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Text for a value returned by libaccel (negative or positive errno). */
+const char *accel_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBACCEL_ACCEL_H */

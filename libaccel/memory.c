@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory: pinned host allocations, registered host ranges and device
+ * allocations, and the per-context table that resolves a raw pointer to
+ * (region handle, offset).
+ *
+ * Device pointers are addresses of a PROT_NONE reservation as large as the
+ * allocation: never accessible on the host, but unique, so that a range
+ * lookup tells a device pointer from a host one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "accel_int.h"
+
+static size_t page_round(struct accel_ctx *ctx, size_t size)
+{
+	return (size + (size_t)ctx->page_size - 1) &
+	       ~((size_t)ctx->page_size - 1);
+}
+
+/* Index of the first region whose base is above @ptr. */
+static unsigned int region_upper_locked(struct accel_ctx *ctx, uintptr_t ptr)
+{
+	unsigned int lo = 0, hi = ctx->nregions;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (ctx->regions[mid].base <= ptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct accel_region *accel_region_find_locked(struct accel_ctx *ctx,
+					      uintptr_t ptr)
+{
+	unsigned int i = region_upper_locked(ctx, ptr);
+	struct accel_region *r;
+
+	if (!i)
+		return NULL;
+	r = &ctx->regions[i - 1];
+	return ptr - r->base < r->size ? r : NULL;
+}
+
+static bool region_overlaps_locked(struct accel_ctx *ctx, uintptr_t base,
+				   size_t size)
+{
+	unsigned int i = region_upper_locked(ctx, base);
+
+	if (i && ctx->regions[i - 1].base + ctx->regions[i - 1].size > base)
+		return true;
+	if (i < ctx->nregions && ctx->regions[i].base < base + size)
+		return true;
+	return false;
+}
+
+static int region_insert_locked(struct accel_ctx *ctx,
+				const struct accel_region *r)
+{
+	unsigned int i;
+
+	if (ctx->nregions == ctx->cap_regions) {
+		unsigned int cap = ctx->cap_regions ? ctx->cap_regions * 2 : 16;
+		struct accel_region *n;
+
+		n = realloc(ctx->regions, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		ctx->regions = n;
+		ctx->cap_regions = cap;
+	}
+	i = region_upper_locked(ctx, r->base);
+	memmove(&ctx->regions[i + 1], &ctx->regions[i],
+		(ctx->nregions - i) * sizeof(*r));
+	ctx->regions[i] = *r;
+	ctx->nregions++;
+	return 0;
+}
+
+static void region_remove_locked(struct accel_ctx *ctx, struct accel_region *r)
+{
+	unsigned int i = (unsigned int)(r - ctx->regions);
+
+	memmove(&ctx->regions[i], &ctx->regions[i + 1],
+		(ctx->nregions - i - 1) * sizeof(*r));
+	ctx->nregions--;
+}
+
+static int kregion_release(struct accel_ctx *ctx, uint32_t handle,
+			   uint32_t flags)
+{
+	struct accel_mem_release rel = { .handle = handle, .flags = flags };
+
+	return accel_ioctl(ctx, ACCEL_IOC_MEM_RELEASE, &rel);
+}
+
+static int kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
+			 uint32_t *handle, uint64_t *offset)
+{
+	struct accel_mem_alloc a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = size;
+	a.flags = flags;
+	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_ALLOC, &a);
+	if (!ret) {
+		*handle = a.handle;
+		*offset = a.mmap_offset;
+	}
+	return ret;
+}
+
+int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
+		       void **ptr, size_t *map_len)
+{
+	uint64_t off;
+	int ret;
+
+	ret = kregion_alloc(ctx, size, ACCEL_MEM_HOST, handle, &off);
+	if (ret)
+		return ret;
+	*map_len = page_round(ctx, size);
+	ret = ctx->ops->mmap(ctx->tp, off, *map_len, ptr);
+	if (ret)
+		kregion_release(ctx, *handle, 0);
+	return ret;
+}
+
+void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
+			  size_t map_len)
+{
+	/* Stream-ordered: the pages go when the copies naming them retire. */
+	kregion_release(ctx, handle, ACCEL_MEM_RELEASE_DEFERRED);
+	munmap(ptr, map_len);
+}
+
+ACCEL_EXPORT
+int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
+		     unsigned int flags)
+{
+	struct accel_region r;
+	struct accel_ctx *ctx;
+	void *p;
+	int ret;
+
+	if (!ptr || !size || flags)
+		return -EINVAL;
+	ret = accel_ctx_get(ctxh, &ctx);
+	if (ret)
+		return ret;
+	memset(&r, 0, sizeof(r));
+	r.kind = ACCEL_REGION_HOST_ALLOC;
+	ret = accel_bounce_alloc(ctx, size, &r.handle, &p, &r.map_len);
+	if (ret)
+		goto out;
+	r.base = (uintptr_t)p;
+	r.size = size;
+	pthread_mutex_lock(&ctx->lock);
+	ret = region_insert_locked(ctx, &r);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret) {
+		accel_bounce_release(ctx, r.handle, p, r.map_len);
+		goto out;
+	}
+	*ptr = p;
+out:
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
+			unsigned int flags)
+{
+	struct accel_mem_register reg;
+	struct accel_region r;
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!ptr || !size || (flags & ~ACCEL_HOST_REGISTER_READONLY))
+		return -EINVAL;
+	if ((uintptr_t)ptr + size < (uintptr_t)ptr)
+		return -EINVAL;
+	ret = accel_ctx_get(ctxh, &ctx);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&ctx->lock);
+	if (region_overlaps_locked(ctx, (uintptr_t)ptr, size)) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = (uint64_t)(uintptr_t)ptr;
+	reg.size = size;
+	reg.flags = (flags & ACCEL_HOST_REGISTER_READONLY) ?
+		    ACCEL_MEM_READONLY : 0;
+	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (ret)
+		goto out_unlock;
+	memset(&r, 0, sizeof(r));
+	r.kind = ACCEL_REGION_REGISTERED;
+	r.base = (uintptr_t)ptr;
+	r.size = size;
+	r.handle = reg.handle;
+	r.flags = flags;
+	ret = region_insert_locked(ctx, &r);
+	if (ret)
+		kregion_release(ctx, reg.handle, 0);
+out_unlock:
+	pthread_mutex_unlock(&ctx->lock);
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
+{
+	struct accel_region r;
+	struct accel_ctx *ctx;
+	uint64_t off;
+	void *p;
+	int ret;
+
+	if (!dev_ptr || !size)
+		return -EINVAL;
+	ret = accel_ctx_get(ctxh, &ctx);
+	if (ret)
+		return ret;
+	memset(&r, 0, sizeof(r));
+	r.kind = ACCEL_REGION_DEVICE;
+	ret = kregion_alloc(ctx, size, ACCEL_MEM_DEVICE, &r.handle, &off);
+	if (ret)
+		goto out;
+	r.map_len = page_round(ctx, size);
+	p = mmap(NULL, r.map_len, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		kregion_release(ctx, r.handle, 0);
+		ret = -ENOMEM;
+		goto out;
+	}
+	r.base = (uintptr_t)p;
+	r.size = size;
+	pthread_mutex_lock(&ctx->lock);
+	ret = region_insert_locked(ctx, &r);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret) {
+		kregion_release(ctx, r.handle, 0);
+		munmap(p, r.map_len);
+		goto out;
+	}
+	*dev_ptr = p;
+out:
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+/*
+ * Release the region starting at @ptr, of @kind, in whichever context
+ * holds it: -EINVAL for a pointer inside a region (or of another kind),
+ * -ENOENT for one no context knows.
+ */
+struct release_arg {
+	uintptr_t ptr;
+	enum accel_region_kind kind;
+	uint32_t flags;
+	int ret;
+};
+
+static int release_in_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct release_arg *a = data;
+	struct accel_region *r, copy;
+	int ret;
+
+	pthread_mutex_lock(&ctx->lock);
+	r = accel_region_find_locked(ctx, a->ptr);
+	if (!r) {
+		pthread_mutex_unlock(&ctx->lock);
+		return 0;
+	}
+	if (r->base != a->ptr || r->kind != a->kind) {
+		pthread_mutex_unlock(&ctx->lock);
+		a->ret = -EINVAL;
+		return 1;
+	}
+	ret = kregion_release(ctx, r->handle, a->flags);
+	if (ret == -EBUSY) {
+		pthread_mutex_unlock(&ctx->lock);
+		a->ret = ret;
+		return 1;
+	}
+	copy = *r;
+	region_remove_locked(ctx, r);
+	pthread_mutex_unlock(&ctx->lock);
+
+	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);
+	if (copy.kind != ACCEL_REGION_REGISTERED)
+		munmap((void *)copy.base, copy.map_len);
+	a->ret = ret == -ENOENT ? 0 : ret;
+	return 1;
+}
+
+static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
+{
+	struct release_arg a = {
+		.ptr = (uintptr_t)ptr,
+		.kind = kind,
+		.flags = flags,
+		.ret = -ENOENT,
+	};
+
+	if (!ptr)
+		return -EINVAL;
+	accel_ctx_foreach(release_in_ctx, &a);
+	return a.ret;
+}
+
+ACCEL_EXPORT
+int accel_host_free(void *ptr)
+{
+	return release_ptr(ptr, ACCEL_REGION_HOST_ALLOC,
+			   ACCEL_MEM_RELEASE_DEFERRED);
+}
+
+ACCEL_EXPORT
+int accel_host_unregister(void *ptr, unsigned int flags)
+{
+	if (flags & ~ACCEL_HOST_UNREGISTER_DEFERRED)
+		return -EINVAL;
+	return release_ptr(ptr, ACCEL_REGION_REGISTERED,
+			   (flags & ACCEL_HOST_UNREGISTER_DEFERRED) ?
+			   ACCEL_MEM_RELEASE_DEFERRED : 0);
+}
+
+ACCEL_EXPORT
+int accel_free(void *dev_ptr)
+{
+	return release_ptr(dev_ptr, ACCEL_REGION_DEVICE,
+			   ACCEL_MEM_RELEASE_DEFERRED);
+}
+
+void accel_regions_teardown(struct accel_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nregions; i++) {
+		struct accel_region *r = &ctx->regions[i];
+
+		accel_check_forget(r->base, r->map_len ? r->map_len : r->size);
+		if (r->kind != ACCEL_REGION_REGISTERED)
+			munmap((void *)r->base, r->map_len);
+	}
+	ctx->nregions = 0;
+}

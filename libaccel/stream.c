@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streams, the per-thread default stream, and submission helpers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel_int.h"
+
+/* Default streams of this thread, one per context it used. */
+#define DEFAULT_SLOTS	8
+
+struct default_slot {
+	uint64_t ctx;
+	uint64_t stream;
+};
+
+static __thread struct default_slot defaults[DEFAULT_SLOTS];
+static __thread unsigned int defaults_next;
+static pthread_key_t defaults_key;
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static void stream_release(struct accel_obj *obj)
+{
+	struct accel_stream_impl *s = (struct accel_stream_impl *)obj;
+	struct accel_ctx *ctx = s->child.ctx;
+
+	free(s);
+	accel_ctx_put(ctx);
+}
+
+static int stream_kill(struct accel_stream_impl *s)
+{
+	struct accel_handle h = { .handle = s->kstream };
+	int ret;
+
+	ret = accel_obj_kill(&s->child.obj);
+	if (ret)
+		return ret;
+	accel_child_unlink(&s->child);
+	/* The kernel handle dies at once; queued work still runs. */
+	accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
+	return 0;
+}
+
+static void defaults_destroy(void *unused)
+{
+	struct accel_obj *obj;
+	unsigned int i;
+
+	(void)unused;
+	for (i = 0; i < DEFAULT_SLOTS; i++) {
+		if (!defaults[i].stream)
+			continue;
+		if (!accel_obj_get(defaults[i].stream, ACCEL_OBJ_STREAM, &obj)) {
+			stream_kill((struct accel_stream_impl *)obj);
+			accel_obj_put(obj);
+		}
+		defaults[i].stream = 0;
+		defaults[i].ctx = 0;
+	}
+}
+
+static void defaults_key_init(void)
+{
+	pthread_key_create(&defaults_key, defaults_destroy);
+}
+
+static int stream_new(struct accel_ctx *ctx, unsigned int flags,
+		      int priority, bool is_default,
+		      struct accel_stream_impl **out)
+{
+	struct accel_stream_create sc = {
+		.flags = flags,
+		.priority = priority,
+	};
+	struct accel_handle h;
+	struct accel_stream_impl *s;
+	int ret;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_CREATE, &sc);
+	if (ret)
+		goto err_free;
+	s->kstream = sc.handle;
+	s->flags = flags;
+	s->priority = priority < ctx->info.greatest_priority ?
+		      ctx->info.greatest_priority :
+		      priority > ctx->info.least_priority ?
+		      ctx->info.least_priority : priority;
+	s->is_default = is_default;
+	ret = accel_obj_publish(&s->child.obj, ACCEL_OBJ_STREAM,
+				stream_release, &s->child.handle);
+	if (ret)
+		goto err_destroy;
+	accel_obj_ref(&ctx->obj);
+	ret = accel_child_link(ctx, &s->child);
+	if (ret) {
+		/* The context is being destroyed under us. */
+		accel_obj_kill(&s->child.obj);
+		return ret;
+	}
+	*out = s;
+	return 0;
+
+err_destroy:
+	h.handle = sc.handle;
+	h.pad = 0;
+	accel_ioctl(ctx, ACCEL_IOC_STREAM_DESTROY, &h);
+err_free:
+	free(s);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_create(accel_context *ctxh, unsigned int flags, int priority,
+			accel_stream_t *out)
+{
+	struct accel_stream_impl *s;
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!out || (flags & ~ACCEL_STREAM_NON_BLOCKING))
+		return -EINVAL;
+	ret = accel_ctx_get(ctxh, &ctx);
+	if (ret)
+		return ret;
+	ret = stream_new(ctx, flags, priority, false, &s);
+	if (!ret)
+		*out = (accel_stream_t)(uintptr_t)s->child.handle;
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+static int default_stream_get(struct accel_stream_impl **out)
+{
+	struct accel_stream_impl *s;
+	struct accel_obj *obj;
+	struct accel_ctx *ctx;
+	unsigned int i;
+	int ret;
+
+	ret = accel_ctx_get(NULL, &ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < DEFAULT_SLOTS; i++) {
+		if (defaults[i].ctx != ctx->handle)
+			continue;
+		if (!accel_obj_get(defaults[i].stream, ACCEL_OBJ_STREAM,
+				   &obj)) {
+			accel_ctx_put(ctx);
+			*out = (struct accel_stream_impl *)obj;
+			return 0;
+		}
+		defaults[i].ctx = 0;
+		defaults[i].stream = 0;
+	}
+
+	pthread_once(&defaults_once, defaults_key_init);
+	ret = stream_new(ctx, ACCEL_STREAM_NON_BLOCKING,
+			 ctx->info.least_priority, true, &s);
+	if (ret) {
+		accel_ctx_put(ctx);
+		return ret;
+	}
+	for (i = 0; i < DEFAULT_SLOTS; i++)
+		if (!defaults[i].stream)
+			break;
+	if (i == DEFAULT_SLOTS) {
+		/* Full: retire the oldest slot's stream. */
+		i = defaults_next++ % DEFAULT_SLOTS;
+		if (!accel_obj_get(defaults[i].stream, ACCEL_OBJ_STREAM, &obj)) {
+			stream_kill((struct accel_stream_impl *)obj);
+			accel_obj_put(obj);
+		}
+	}
+	defaults[i].ctx = ctx->handle;
+	defaults[i].stream = s->child.handle;
+	pthread_setspecific(defaults_key, (void *)1);
+	accel_ctx_put(ctx);
+	accel_obj_ref(&s->child.obj);
+	*out = s;
+	return 0;
+}
+
+int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
+{
+	struct accel_obj *obj;
+	int ret;
+
+	if (stream == ACCEL_STREAM_DEFAULT)
+		return default_stream_get(out);
+	ret = accel_obj_get((uint64_t)(uintptr_t)stream, ACCEL_OBJ_STREAM,
+			    &obj);
+	if (ret)
+		return ret;
+	*out = (struct accel_stream_impl *)obj;
+	return 0;
+}
+
+void accel_stream_put(struct accel_stream_impl *s)
+{
+	accel_obj_put(&s->child.obj);
+}
+
+ACCEL_EXPORT
+int accel_stream_destroy(accel_stream_t stream)
+{
+	struct accel_stream_impl *s;
+	int ret;
+
+	if (stream == ACCEL_STREAM_DEFAULT)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	ret = s->is_default ? -EINVAL : stream_kill(s);
+	accel_stream_put(s);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_query(accel_stream_t stream)
+{
+	struct accel_stream_query q;
+	struct accel_stream_impl *s;
+	int ret;
+
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	memset(&q, 0, sizeof(q));
+	q.handle = s->kstream;
+	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	if (!ret) {
+		if (q.error)
+			ret = q.error;
+		else if (q.completed < q.submitted)
+			ret = -EAGAIN;
+	}
+	accel_stream_put(s);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
+{
+	struct accel_stream_sync ss;
+	struct accel_stream_impl *s;
+	int ret;
+
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	memset(&ss, 0, sizeof(ss));
+	ss.handle = s->kstream;
+	ss.timeout_ns = accel_deadline(timeout_ns);
+	/* The deadline is absolute, so a restart keeps it. */
+	do {
+		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_SYNC, &ss);
+	} while (ret == -EINTR);
+	accel_stream_put(s);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_get_priority(accel_stream_t stream, int *priority)
+{
+	struct accel_stream_impl *s;
+	int ret;
+
+	if (!priority)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	*priority = s->priority;
+	accel_stream_put(s);
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags)
+{
+	struct accel_stream_impl *s;
+	int ret;
+
+	if (!flags)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	*flags = s->flags;
+	accel_stream_put(s);
+	return 0;
+}
+
+int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
+		 const struct accel_desc *descs, uint32_t count, uint64_t *seq)
+{
+	struct accel_submit sub;
+	int ret;
+
+	memset(&sub, 0, sizeof(sub));
+	sub.stream = kstream;
+	sub.count = count;
+	sub.descs = (uint64_t)(uintptr_t)descs;
+	ret = accel_ioctl(ctx, ACCEL_IOC_SUBMIT, &sub);
+	if (!ret && seq)
+		*seq = sub.seq;
+	return ret;
+}
+
+int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
+			uint32_t *handle)
+{
+	struct accel_event_create ec = { .flags = flags };
+	int ret;
+
+	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_CREATE, &ec);
+	if (!ret)
+		*handle = ec.handle;
+	return ret;
+}
+
+void accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle)
+{
+	struct accel_handle h = { .handle = handle };
+
+	accel_ioctl(ctx, ACCEL_IOC_EVENT_DESTROY, &h);
+}
+
+int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		uint32_t *first)
+{
+	struct accel_wait w;
+	int ret;
+
+	memset(&w, 0, sizeof(w));
+	w.entries = (uint64_t)(uintptr_t)ents;
+	w.count = count;
+	w.flags = flags;
+	w.timeout_ns = accel_deadline(timeout_ns);
+	do {
+		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
+	} while (ret == -EINTR);
+	if ((!ret || ret == -EIO) && first)
+		*first = w.first_signaled;
+	return ret;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transports libaccel speaks the accelstream ioctl ABI over: the
+ * kernel driver, or an in-process model of it built from the driver's own
+ * scheduling core. Both take the uapi structures unchanged.
+ */
+#ifndef LIBACCEL_TRANSPORT_H
+#define LIBACCEL_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct accel_transport;
+
+struct accel_transport_ops {
+	const char *name;
+	/* Open one context; 0 or -errno. */
+	int (*open)(struct accel_transport **tp);
+	/* Close it: cancels queued work, waits for running copies. */
+	void (*close)(struct accel_transport *tp);
+	/* One ACCEL_IOC_* command; 0 or -errno, never errno. */
+	int (*ioctl)(struct accel_transport *tp, unsigned long cmd, void *arg);
+	/* Map an ACCEL_MEM_HOST allocation at its mmap offset. */
+	int (*mmap)(struct accel_transport *tp, uint64_t offset, size_t len,
+		    void **addr);
+};
+
+extern const struct accel_transport_ops accel_transport_kernel;
+extern const struct accel_transport_ops accel_transport_inproc;
+
+#endif /* LIBACCEL_TRANSPORT_H */

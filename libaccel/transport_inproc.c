@@ -1,0 +1,1160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process transport: the accelstream ioctl ABI served by a
+ * userspace model of the driver, for machines where the module cannot be
+ * loaded. The scheduling rules come from the driver's own core
+ * (driver/as_core.c, compiled into libaccel unchanged); this file is only
+ * the shell: mlock for pinning, a mutex and condition variable for
+ * waiting, and one worker thread per stream as the copy engine (in order
+ * per stream, concurrent across streams).
+ *
+ * Lock order: there is one lock per context (ip_ctx.lock). Workers drop it
+ * around the memcpy of a COPY; the entry's region references keep both
+ * sides alive meanwhile.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "as_core.h"
+#include "transport.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define IP_PINNED_MAX		(1ULL << 40)
+#define IP_DEVICE_MAX		(1ULL << 36)
+#define IP_MMAP_SHIFT		12
+
+enum ip_region_kind {
+	IP_REGION_USER,		/* a registered user range */
+	IP_REGION_HOST,		/* ACCEL_MEM_HOST, a memfd the user maps */
+	IP_REGION_DEVICE,	/* ACCEL_MEM_DEVICE, anonymous memory */
+};
+
+struct ip_node {
+	struct ip_node *prev, *next;
+};
+
+struct ip_region {
+	struct as_region core;
+	struct ip_node node;
+	u32 handle;
+	enum ip_region_kind kind;
+	/* Where the engine reads and writes: the user range or our view. */
+	unsigned char *base;
+	u64 addr;		/* USER: the registered address */
+	size_t map_len;		/* HOST, DEVICE: length of our mapping */
+	int memfd;		/* HOST: backing file, mapped by the user */
+	bool locked;
+};
+
+struct ip_stream {
+	struct as_timeline tl;
+	struct as_queue q;
+	struct ip_node node;
+	struct ip_ctx *ctx;
+	u32 handle;
+	u32 flags;
+	s32 priority;
+	pthread_t thread;
+	bool dead;		/* handle destroyed */
+	bool exited;		/* worker returned */
+	bool reap;		/* on the reap list: join and free */
+};
+
+struct ip_event {
+	struct as_event core;
+	struct ip_node node;
+	u32 handle;
+};
+
+struct ip_idr {
+	void **slots;
+	u32 used;		/* handles handed out; handle = index + 1 */
+	u32 cap;
+	u32 live;
+};
+
+struct ip_ctx {
+	/* Protects everything below and every object of the context. */
+	pthread_mutex_t lock;
+	/* Broadcast on every retirement, signal, submission and destroy. */
+	pthread_cond_t cond;
+	pid_t pid;
+	bool closing;
+	struct ip_idr regions, streams, events;
+	/* Every object until it is freed, live or waiting for references. */
+	struct ip_node all_regions, all_streams, all_events;
+	u64 pinned_bytes;
+	u64 device_bytes;
+	long page_size;
+};
+
+/* The public transport type is our context. */
+struct accel_transport {
+	struct ip_ctx ctx;
+};
+
+static void node_init(struct ip_node *h)
+{
+	h->prev = h->next = h;
+}
+
+static void node_add(struct ip_node *h, struct ip_node *n)
+{
+	n->next = h;
+	n->prev = h->prev;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static void node_del(struct ip_node *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+static int idr_alloc(struct ip_idr *idr, void *p, u32 max_live, u32 *handle)
+{
+	if (idr->live >= max_live)
+		return -ENOSPC;
+	if (idr->used == UINT32_MAX)
+		return -ENOSPC;
+	if (idr->used == idr->cap) {
+		u32 cap = idr->cap ? idr->cap * 2 : 64;
+		void **s = realloc(idr->slots, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		idr->slots = s;
+		idr->cap = cap;
+	}
+	idr->slots[idr->used++] = p;
+	idr->live++;
+	*handle = idr->used;
+	return 0;
+}
+
+static void *idr_find(const struct ip_idr *idr, u32 handle)
+{
+	if (!handle || handle > idr->used)
+		return NULL;
+	return idr->slots[handle - 1];
+}
+
+static void idr_remove(struct ip_idr *idr, u32 handle)
+{
+	idr->slots[handle - 1] = NULL;
+	idr->live--;
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* Wait on the context's condition until @deadline; -ETIME once past it. */
+static int ctx_wait(struct ip_ctx *c, u64 deadline)
+{
+	struct timespec ts;
+
+	if (deadline == ACCEL_TIMEOUT_INFINITE) {
+		pthread_cond_wait(&c->cond, &c->lock);
+		return 0;
+	}
+	if (now_ns() >= deadline)
+		return -ETIME;
+	ts.tv_sec = (time_t)(deadline / 1000000000ULL);
+	ts.tv_nsec = (long)(deadline % 1000000000ULL);
+	pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Releasing what the core says lost its last reference                */
+/* ------------------------------------------------------------------ */
+
+static void region_free_locked(struct ip_ctx *c, struct ip_region *r)
+{
+	long ps = c->page_size;
+
+	switch (r->kind) {
+	case IP_REGION_USER: {
+		u64 start = r->addr & ~(u64)(ps - 1);
+		u64 end = (r->addr + r->core.size + ps - 1) & ~(u64)(ps - 1);
+		struct ip_node *n;
+
+		/* Pages shared with another registered range stay locked. */
+		for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
+			struct ip_region *o = container_of(n, struct ip_region, node);
+
+			if (o == r || o->kind != IP_REGION_USER || !o->locked)
+				continue;
+			if (as_ranges_overlap(start, ps, o->addr, o->core.size))
+				start += ps;
+			if (end > start &&
+			    as_ranges_overlap(end - ps, ps, o->addr, o->core.size))
+				end -= ps;
+		}
+		if (r->locked && end > start)
+			munlock((void *)(uintptr_t)start, end - start);
+		c->pinned_bytes -= r->core.size;
+		break;
+	}
+	case IP_REGION_HOST:
+		munmap(r->base, r->map_len);
+		close(r->memfd);
+		c->pinned_bytes -= r->map_len;
+		break;
+	case IP_REGION_DEVICE:
+		munmap(r->base, r->map_len);
+		c->device_bytes -= r->map_len;
+		break;
+	}
+	node_del(&r->node);
+	free(r);
+}
+
+static void stream_reap_locked(struct ip_ctx *c)
+{
+	struct ip_node *n, *next;
+
+	for (n = c->all_streams.next; n != &c->all_streams; n = next) {
+		struct ip_stream *s = container_of(n, struct ip_stream, node);
+
+		next = n->next;
+		if (!s->reap)
+			continue;
+		/* The worker set ->exited under the lock and only returns. */
+		pthread_join(s->thread, NULL);
+		node_del(&s->node);
+		free(s);
+	}
+}
+
+static void stream_maybe_free_locked(struct ip_stream *s)
+{
+	if (s->dead && s->exited && !s->tl.refs)
+		s->reap = true;
+}
+
+static void process_release(struct ip_ctx *c, struct as_release *rel)
+{
+	unsigned int i;
+
+	for (i = 0; i < rel->ntl; i++)
+		stream_maybe_free_locked(container_of(rel->tl[i],
+						      struct ip_stream, tl));
+	for (i = 0; i < rel->nregion; i++)
+		region_free_locked(c, container_of(rel->region[i],
+						   struct ip_region, core));
+	for (i = 0; i < rel->nevent; i++) {
+		struct ip_event *ev = container_of(rel->event[i],
+						   struct ip_event, core);
+
+		node_del(&ev->node);
+		free(ev);
+	}
+	memset(rel, 0, sizeof(*rel));
+}
+
+/* ------------------------------------------------------------------ */
+/* The copy engine                                                     */
+/* ------------------------------------------------------------------ */
+
+static void retire_locked(struct ip_stream *s, int status)
+{
+	struct ip_ctx *c = s->ctx;
+	struct as_release rel = { 0 };
+	struct as_entry *e;
+
+	e = as_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
+	free(e);
+	process_release(c, &rel);
+	pthread_cond_broadcast(&c->cond);
+}
+
+static void *stream_worker(void *arg)
+{
+	struct ip_stream *s = arg;
+	struct ip_ctx *c = s->ctx;
+	struct as_entry *e;
+	int ready;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		e = as_queue_peek(&s->q);
+		if (!e) {
+			if (s->dead || c->closing)
+				break;
+			pthread_cond_wait(&c->cond, &c->lock);
+			continue;
+		}
+		if (c->closing) {
+			retire_locked(s, -ECANCELED);
+			continue;
+		}
+		/* Behind a failure, descriptors retire without running. */
+		if (s->tl.error) {
+			retire_locked(s, s->tl.error);
+			continue;
+		}
+		ready = as_entry_ready(e);
+		if (ready == 0) {
+			pthread_cond_wait(&c->cond, &c->lock);
+			continue;
+		}
+		if (ready < 0) {
+			retire_locked(s, ready);
+			continue;
+		}
+		if (e->desc.op == ACCEL_OP_COPY && e->desc.length) {
+			struct ip_region *dst = container_of(e->dst,
+							     struct ip_region, core);
+			struct ip_region *src = container_of(e->src,
+							     struct ip_region, core);
+			unsigned char *d = dst->base + e->desc.dst_offset;
+			const unsigned char *from = src->base + e->desc.src_offset;
+
+			pthread_mutex_unlock(&c->lock);
+			memmove(d, from, e->desc.length);
+			pthread_mutex_lock(&c->lock);
+		} else {
+			as_entry_execute(e);
+		}
+		retire_locked(s, 0);
+	}
+	s->exited = true;
+	stream_maybe_free_locked(s);
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device-level and memory commands                                    */
+/* ------------------------------------------------------------------ */
+
+static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
+{
+	int ret = as_check_info(info);
+
+	if (ret)
+		return ret;
+	memset(info, 0, sizeof(*info));
+	info->abi_version = ACCEL_ABI_VERSION;
+	info->caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
+		     ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
+		     ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE;
+	info->max_streams = AS_MAX_STREAMS;
+	info->max_events = AS_MAX_EVENTS;
+	info->max_regions = AS_MAX_REGIONS;
+	info->max_submit = AS_MAX_SUBMIT;
+	info->queue_depth = AS_QUEUE_DEPTH;
+	info->max_wait = AS_MAX_WAIT;
+	info->greatest_priority = AS_GREATEST_PRIORITY;
+	info->least_priority = AS_LEAST_PRIORITY;
+	info->max_pinned_bytes = IP_PINNED_MAX;
+	info->max_device_bytes = IP_DEVICE_MAX;
+	info->page_size = (u32)c->page_size;
+	return 0;
+}
+
+static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
+{
+	long ps = c->page_size;
+	struct ip_region *reg;
+	struct ip_node *n;
+	u64 start, end;
+	unsigned char vec;
+	int ret;
+
+	ret = as_check_mem_register(r);
+	if (ret)
+		return ret;
+	start = r->addr & ~(u64)(ps - 1);
+	if (r->addr + r->size > UINT64_MAX - ps)
+		return -EINVAL;
+	end = (r->addr + r->size + ps - 1) & ~(u64)(ps - 1);
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	node_init(&reg->node);
+	reg->kind = IP_REGION_USER;
+	reg->addr = r->addr;
+	reg->base = (unsigned char *)(uintptr_t)r->addr;
+	reg->core.size = r->size;
+	reg->core.flags = r->flags;
+	reg->memfd = -1;
+
+	pthread_mutex_lock(&c->lock);
+	for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
+		struct ip_region *o = container_of(n, struct ip_region, node);
+
+		if (o->kind == IP_REGION_USER && !o->core.released &&
+		    as_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
+			ret = -EEXIST;
+			goto err_unlock;
+		}
+	}
+	if (c->pinned_bytes + r->size > IP_PINNED_MAX) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	/* Every page must be mapped: the kernel's pin would fault. */
+	for (u64 p = start; p < end; p += ps) {
+		if (mincore((void *)(uintptr_t)p, ps, &vec)) {
+			ret = -EFAULT;
+			goto err_unlock;
+		}
+	}
+	if (mlock((void *)(uintptr_t)start, end - start)) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	reg->locked = true;
+	ret = idr_alloc(&c->regions, reg, AS_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock_pages;
+	node_add(&c->all_regions, &reg->node);
+	c->pinned_bytes += r->size;
+	r->handle = reg->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock_pages:
+	munlock((void *)(uintptr_t)start, end - start);
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+	free(reg);
+	return ret;
+}
+
+static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
+{
+	struct ip_region *reg;
+	size_t len;
+	int ret;
+
+	ret = as_check_mem_alloc(a);
+	if (ret)
+		return ret;
+	len = (a->size + c->page_size - 1) & ~(u64)(c->page_size - 1);
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	node_init(&reg->node);
+	reg->core.size = a->size;
+	reg->core.flags = a->flags;
+	reg->map_len = len;
+	reg->memfd = -1;
+
+	if (a->flags & ACCEL_MEM_HOST) {
+		reg->kind = IP_REGION_HOST;
+		reg->memfd = memfd_create("accelstream-host", MFD_CLOEXEC);
+		if (reg->memfd < 0) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		if (ftruncate(reg->memfd, (off_t)len)) {
+			ret = -ENOMEM;
+			goto err_close;
+		}
+		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 reg->memfd, 0);
+		if (reg->base == MAP_FAILED) {
+			ret = -ENOMEM;
+			goto err_close;
+		}
+		if (mlock(reg->base, len)) {
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+		reg->locked = true;
+	} else {
+		reg->kind = IP_REGION_DEVICE;
+		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (reg->base == MAP_FAILED) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
+
+	pthread_mutex_lock(&c->lock);
+	if (reg->kind == IP_REGION_HOST ?
+	    c->pinned_bytes + len > IP_PINNED_MAX :
+	    c->device_bytes + len > IP_DEVICE_MAX) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	ret = idr_alloc(&c->regions, reg, AS_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock;
+	node_add(&c->all_regions, &reg->node);
+	if (reg->kind == IP_REGION_HOST)
+		c->pinned_bytes += len;
+	else
+		c->device_bytes += len;
+	a->handle = reg->handle;
+	a->mmap_offset = reg->kind == IP_REGION_HOST ?
+			 (u64)reg->handle << IP_MMAP_SHIFT : 0;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+err_unmap:
+	munmap(reg->base, len);
+err_close:
+	if (reg->memfd >= 0)
+		close(reg->memfd);
+err_free:
+	free(reg);
+	return ret;
+}
+
+static int ip_mem_release(struct ip_ctx *c, struct accel_mem_release *r)
+{
+	struct ip_region *reg;
+	int ret;
+
+	ret = as_check_mem_release(r);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	reg = idr_find(&c->regions, r->handle);
+	if (!reg) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = as_region_release(&reg->core, r->flags);
+	if (ret < 0)
+		goto out;
+	idr_remove(&c->regions, r->handle);
+	if (ret == 1)
+		region_free_locked(c, reg);
+	ret = 0;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams and submission                                              */
+/* ------------------------------------------------------------------ */
+
+static int ip_stream_create(struct ip_ctx *c, struct accel_stream_create *sc)
+{
+	struct ip_stream *s;
+	int ret;
+
+	ret = as_check_stream_create(sc);
+	if (ret)
+		return ret;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	node_init(&s->node);
+	s->ctx = c;
+	s->flags = sc->flags;
+	s->priority = as_clamp_priority(sc->priority);
+
+	pthread_mutex_lock(&c->lock);
+	stream_reap_locked(c);
+	ret = idr_alloc(&c->streams, s, AS_MAX_STREAMS, &s->handle);
+	if (ret)
+		goto err_unlock;
+	if (pthread_create(&s->thread, NULL, stream_worker, s)) {
+		idr_remove(&c->streams, s->handle);
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	node_add(&c->all_streams, &s->node);
+	sc->handle = s->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+	free(s);
+	return ret;
+}
+
+static int ip_stream_destroy(struct ip_ctx *c, struct accel_handle *h)
+{
+	struct ip_stream *s;
+	int ret;
+
+	ret = as_check_handle(h);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	s = idr_find(&c->streams, h->handle);
+	if (!s) {
+		ret = -ENOENT;
+	} else {
+		idr_remove(&c->streams, h->handle);
+		s->dead = true;
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int ip_stream_query(struct ip_ctx *c, struct accel_stream_query *q)
+{
+	struct ip_stream *s;
+	int ret = 0;
+
+	if (q->pad)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	s = idr_find(&c->streams, q->handle);
+	if (!s) {
+		ret = -ENOENT;
+	} else {
+		q->submitted = s->tl.submitted;
+		q->completed = s->tl.completed;
+		q->error = s->tl.error;
+		q->flags = s->flags;
+		q->priority = s->priority;
+		q->queued = s->q.count;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int ip_stream_sync(struct ip_ctx *c, struct accel_stream_sync *ss)
+{
+	struct as_release rel = { 0 };
+	struct ip_stream *s;
+	u64 seq;
+	int ret;
+
+	ret = as_check_stream_sync(ss);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	s = idr_find(&c->streams, ss->handle);
+	if (!s) {
+		ret = -ENOENT;
+		goto out;
+	}
+	seq = ss->seq ? ss->seq : s->tl.submitted;
+	if (seq > s->tl.submitted) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!seq)
+		goto out;
+	/* Keep the timeline while we sleep, even if the handle dies. */
+	s->tl.refs++;
+	for (;;) {
+		ret = as_timeline_check_sync(&s->tl, seq);
+		if (ret != -EAGAIN)
+			break;
+		ret = ctx_wait(c, ss->timeout_ns);
+		if (ret)
+			break;
+	}
+	if (--s->tl.refs == 0)
+		stream_maybe_free_locked(s);
+	process_release(c, &rel);
+out:
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int resolve_desc(struct ip_ctx *c, const struct accel_desc *d,
+			struct as_entry *e)
+{
+	struct ip_region *dst = NULL, *src = NULL;
+	struct ip_event *ev = NULL;
+
+	e->desc = *d;
+	e->dst = e->src = NULL;
+	e->event = NULL;
+	switch (d->op) {
+	case ACCEL_OP_COPY:
+		dst = idr_find(&c->regions, d->dst);
+		src = idr_find(&c->regions, d->src);
+		if (!dst || !src)
+			return -ENOENT;
+		e->dst = &dst->core;
+		e->src = &src->core;
+		break;
+	case ACCEL_OP_EVENT_RECORD:
+	case ACCEL_OP_STREAM_WAIT:
+	case ACCEL_OP_HOST_WAIT:
+	case ACCEL_OP_HOST_SIGNAL:
+		ev = idr_find(&c->events, d->event);
+		if (!ev)
+			return -ENOENT;
+		e->event = &ev->core;
+		break;
+	default:
+		break;
+	}
+	return as_validate_desc(d, e->dst, e->src, e->event);
+}
+
+static int submit_locked(struct ip_ctx *c, u32 stream,
+			 const struct accel_desc *descs, u32 count,
+			 struct as_entry **entries, u64 *seq)
+{
+	struct as_release rel = { 0 };
+	struct ip_stream *s;
+	u32 i;
+	int ret;
+
+	s = idr_find(&c->streams, stream);
+	if (!s)
+		return -ENOENT;
+	if (s->tl.error)
+		return -EIO;
+	if (s->q.count + count > AS_QUEUE_DEPTH)
+		return -EAGAIN;
+	for (i = 0; i < count; i++) {
+		ret = resolve_desc(c, &descs[i], entries[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < count; i++) {
+		as_enqueue(&s->tl, &s->q, entries[i], &rel);
+		process_release(c, &rel);
+	}
+	*seq = s->tl.submitted;
+	pthread_cond_broadcast(&c->cond);
+	return 0;
+}
+
+static int do_submit(struct ip_ctx *c, u32 stream,
+		     const struct accel_desc *descs, u32 count, u64 *seq)
+{
+	struct as_entry **entries;
+	u32 i;
+	int ret = 0;
+
+	/* Cheap checks and allocation before the lock, as an ioctl does. */
+	for (i = 0; i < count; i++) {
+		ret = as_check_desc(&descs[i]);
+		if (ret)
+			return ret;
+	}
+	entries = calloc(count, sizeof(*entries));
+	if (!entries)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		entries[i] = calloc(1, sizeof(**entries));
+		if (!entries[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	ret = submit_locked(c, stream, descs, count, entries, seq);
+	pthread_mutex_unlock(&c->lock);
+out:
+	if (ret) {
+		for (i = 0; i < count; i++)
+			free(entries[i]);
+	}
+	free(entries);
+	return ret;
+}
+
+static int ip_submit(struct ip_ctx *c, struct accel_submit *s)
+{
+	struct accel_desc *descs;
+	u64 seq = 0;
+	int ret;
+
+	ret = as_check_submit(s, AS_MAX_SUBMIT);
+	if (ret)
+		return ret;
+	/* "Copy in", so that the caller's array may change under us. */
+	descs = malloc(s->count * sizeof(*descs));
+	if (!descs)
+		return -ENOMEM;
+	memcpy(descs, (const void *)(uintptr_t)s->descs,
+	       s->count * sizeof(*descs));
+	ret = do_submit(c, s->stream, descs, s->count, &seq);
+	free(descs);
+	if (!ret)
+		s->seq = seq;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events and waits                                                    */
+/* ------------------------------------------------------------------ */
+
+static int ip_event_create(struct ip_ctx *c, struct accel_event_create *ec)
+{
+	struct ip_event *ev;
+	int ret;
+
+	ret = as_check_event_create(ec);
+	if (ret)
+		return ret;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	node_init(&ev->node);
+	as_event_init(&ev->core, ec->flags);
+	pthread_mutex_lock(&c->lock);
+	ret = idr_alloc(&c->events, ev, AS_MAX_EVENTS, &ev->handle);
+	if (!ret) {
+		node_add(&c->all_events, &ev->node);
+		ec->handle = ev->handle;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (ret)
+		free(ev);
+	return ret;
+}
+
+static int ip_event_destroy(struct ip_ctx *c, struct accel_handle *h)
+{
+	struct as_release rel = { 0 };
+	struct ip_event *ev;
+	int ret;
+
+	ret = as_check_handle(h);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	ev = idr_find(&c->events, h->handle);
+	if (!ev) {
+		ret = -ENOENT;
+		goto out;
+	}
+	idr_remove(&c->events, h->handle);
+	as_event_kill(&ev->core, &rel);
+	process_release(c, &rel);
+	if (!ev->core.refs) {
+		node_del(&ev->node);
+		free(ev);
+	}
+out:
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int ip_event_record(struct ip_ctx *c, struct accel_event_record *r)
+{
+	struct accel_desc d = {
+		.op = ACCEL_OP_EVENT_RECORD,
+		.event = r->event,
+	};
+
+	u64 seq = 0;
+	int ret;
+
+	ret = do_submit(c, r->stream, &d, 1, &seq);
+	if (!ret)
+		r->seq = seq;
+	return ret;
+}
+
+static int ip_event_query(struct ip_ctx *c, struct accel_event_query *q)
+{
+	struct ip_event *ev;
+	int error;
+
+	if (q->pad)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	ev = idr_find(&c->events, q->handle);
+	if (!ev) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOENT;
+	}
+	q->state = (u32)as_event_state(&ev->core, &error);
+	q->error = error;
+	q->stream = 0;
+	if (ev->core.point.tl) {
+		struct ip_stream *s = container_of(ev->core.point.tl,
+						   struct ip_stream, tl);
+
+		q->stream = s->dead ? 0 : s->handle;
+	}
+	q->flags = ev->core.flags;
+	q->seq = ev->core.point.seq;
+	q->value = ev->core.value;
+	q->timestamp_ns = ev->core.timestamp_ns;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static int ip_event_elapsed(struct ip_ctx *c, struct accel_event_elapsed *el)
+{
+	struct ip_event *a, *b;
+	s64 ns = 0;
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	a = idr_find(&c->events, el->start);
+	b = idr_find(&c->events, el->end);
+	if (!a || !b) {
+		ret = -ENOENT;
+	} else {
+		ret = as_event_elapsed(&a->core, &b->core, &ns);
+		if (!ret)
+			el->elapsed_ns = ns;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int ip_event_signal(struct ip_ctx *c, struct accel_event_signal *sg)
+{
+	struct ip_event *ev;
+	int ret;
+
+	ret = as_check_event_signal(sg);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	ev = idr_find(&c->events, sg->handle);
+	if (!ev) {
+		ret = -ENOENT;
+	} else if (!(ev->core.flags & ACCEL_EVENT_USER)) {
+		ret = -EINVAL;
+	} else if (as_event_signal(&ev->core, sg->value,
+				   sg->flags & ACCEL_SIGNAL_ERROR)) {
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
+{
+	struct accel_wait_entry *ents;
+	struct as_wait_item *items;
+	struct as_release rel = { 0 };
+	u32 i, n = 0, first = 0;
+	int ret;
+
+	ret = as_check_wait(w, AS_MAX_WAIT);
+	if (ret)
+		return ret;
+	ents = malloc(w->count * sizeof(*ents));
+	items = calloc(w->count, sizeof(*items));
+	if (!ents || !items) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memcpy(ents, (const void *)(uintptr_t)w->entries,
+	       w->count * sizeof(*ents));
+	for (i = 0; i < w->count; i++) {
+		ret = as_check_wait_entry(&ents[i]);
+		if (ret)
+			goto out_free;
+	}
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < w->count; i++) {
+		struct ip_event *ev = idr_find(&c->events, ents[i].event);
+
+		if (!ev) {
+			ret = -ENOENT;
+			goto out_fini;
+		}
+		if (!(ev->core.flags & ACCEL_EVENT_USER) && ents[i].value) {
+			ret = -EINVAL;
+			goto out_fini;
+		}
+	}
+	/* Capture every point now: later records do not move the target. */
+	for (n = 0; n < w->count; n++)
+		as_wait_item_init(&items[n],
+				  &((struct ip_event *)idr_find(&c->events,
+					ents[n].event))->core, ents[n].value);
+	for (;;) {
+		ret = as_wait_check(items, n, w->flags & ACCEL_WAIT_ALL, &first);
+		if (ret != -EAGAIN)
+			break;
+		ret = ctx_wait(c, w->timeout_ns);
+		if (ret)
+			break;
+	}
+	if (!ret || ret == -EIO)
+		w->first_signaled = first;
+out_fini:
+	for (i = 0; i < n; i++) {
+		as_wait_item_fini(&items[i], &rel);
+		process_release(c, &rel);
+	}
+	pthread_mutex_unlock(&c->lock);
+out_free:
+	free(items);
+	free(ents);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The transport                                                       */
+/* ------------------------------------------------------------------ */
+
+static int inproc_ioctl(struct accel_transport *tp, unsigned long cmd,
+			void *arg)
+{
+	struct ip_ctx *c = &tp->ctx;
+
+	/* A forked child shares no threads with us: as the driver, refuse. */
+	if (getpid() != c->pid)
+		return -EACCES;
+	if (!arg)
+		return -EFAULT;
+
+	switch (cmd) {
+	case ACCEL_IOC_GET_INFO:
+		return ip_get_info(c, arg);
+	case ACCEL_IOC_MEM_REGISTER:
+		return ip_mem_register(c, arg);
+	case ACCEL_IOC_MEM_ALLOC:
+		return ip_mem_alloc(c, arg);
+	case ACCEL_IOC_MEM_RELEASE:
+		return ip_mem_release(c, arg);
+	case ACCEL_IOC_STREAM_CREATE:
+		return ip_stream_create(c, arg);
+	case ACCEL_IOC_STREAM_DESTROY:
+		return ip_stream_destroy(c, arg);
+	case ACCEL_IOC_STREAM_QUERY:
+		return ip_stream_query(c, arg);
+	case ACCEL_IOC_STREAM_SYNC:
+		return ip_stream_sync(c, arg);
+	case ACCEL_IOC_SUBMIT:
+		return ip_submit(c, arg);
+	case ACCEL_IOC_EVENT_CREATE:
+		return ip_event_create(c, arg);
+	case ACCEL_IOC_EVENT_DESTROY:
+		return ip_event_destroy(c, arg);
+	case ACCEL_IOC_EVENT_RECORD:
+		return ip_event_record(c, arg);
+	case ACCEL_IOC_EVENT_QUERY:
+		return ip_event_query(c, arg);
+	case ACCEL_IOC_EVENT_ELAPSED:
+		return ip_event_elapsed(c, arg);
+	case ACCEL_IOC_EVENT_SIGNAL:
+		return ip_event_signal(c, arg);
+	case ACCEL_IOC_WAIT:
+		return ip_wait(c, arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int inproc_mmap(struct accel_transport *tp, uint64_t offset,
+		       size_t len, void **addr)
+{
+	struct ip_ctx *c = &tp->ctx;
+	struct ip_region *reg;
+	void *p;
+	int ret = 0;
+
+	if (offset & ((1ULL << IP_MMAP_SHIFT) - 1))
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	reg = idr_find(&c->regions, (u32)(offset >> IP_MMAP_SHIFT));
+	if (!reg || reg->kind != IP_REGION_HOST) {
+		ret = -EINVAL;
+	} else if (!len || len > reg->map_len) {
+		ret = -EINVAL;
+	} else {
+		/* A second mapping of the same pages: the user may unmap it. */
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 reg->memfd, 0);
+		if (p == MAP_FAILED)
+			ret = -ENOMEM;
+		else
+			*addr = p;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+static int inproc_open(struct accel_transport **tpp)
+{
+	struct accel_transport *tp;
+	struct ip_ctx *c;
+	pthread_condattr_t attr;
+
+	tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return -ENOMEM;
+	c = &tp->ctx;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	c->pid = getpid();
+	c->page_size = sysconf(_SC_PAGESIZE);
+	node_init(&c->all_regions);
+	node_init(&c->all_streams);
+	node_init(&c->all_events);
+	*tpp = tp;
+	return 0;
+}
+
+static void inproc_close(struct accel_transport *tp)
+{
+	struct ip_ctx *c = &tp->ctx;
+	struct ip_node *n;
+
+	/* Cancel what has not started; running copies finish first. */
+	pthread_mutex_lock(&c->lock);
+	c->closing = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+
+	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
+		struct ip_stream *s = container_of(n, struct ip_stream, node);
+
+		pthread_join(s->thread, NULL);
+	}
+	while (c->all_streams.next != &c->all_streams) {
+		n = c->all_streams.next;
+		node_del(n);
+		free(container_of(n, struct ip_stream, node));
+	}
+	while (c->all_events.next != &c->all_events) {
+		n = c->all_events.next;
+		node_del(n);
+		free(container_of(n, struct ip_event, node));
+	}
+	while (c->all_regions.next != &c->all_regions)
+		region_free_locked(c, container_of(c->all_regions.next,
+						   struct ip_region, node));
+	free(c->regions.slots);
+	free(c->streams.slots);
+	free(c->events.slots);
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(tp);
+}
+
+const struct accel_transport_ops accel_transport_inproc = {
+	.name = "inproc",
+	.open = inproc_open,
+	.close = inproc_close,
+	.ioctl = inproc_ioctl,
+	.mmap = inproc_mmap,
+};
