@@ -429,8 +429,10 @@ static inline long long pins_held(void)
 	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		if (write(fd, "1\n", 2) < 0)
-			; /* best effort: without it the counters lag */
+		/* Best effort: without it the counters only lag. */
+		ssize_t n = write(fd, "1\n", 2);
+
+		(void)n;
 		close(fd);
 	}
 	return vmstat_get("nr_foll_pin_acquired") -
