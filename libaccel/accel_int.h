@@ -59,9 +59,9 @@ int accel_obj_kill(struct accel_obj *obj);
 /* ------------------------------------------------------------------ */
 
 enum accel_region_kind {
-	ACCEL_REGION_HOST_ALLOC,	/* accel_host_alloc(): mmapped, pinned */
-	ACCEL_REGION_REGISTERED,	/* accel_host_register() */
-	ACCEL_REGION_DEVICE,		/* accel_malloc(): PROT_NONE reservation */
+	LA_REGION_HOST_ALLOC,	/* accel_host_alloc(): mmapped, pinned */
+	LA_REGION_REGISTERED,	/* accel_host_register() */
+	LA_REGION_DEVICE,		/* accel_malloc(): PROT_NONE reservation */
 };
 
 struct accel_region {

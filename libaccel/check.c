@@ -183,13 +183,13 @@ int accel_check_src(struct accel_ctx *ctx, accel_stream_t stream,
 	int i;
 
 	*token = NULL;
-	if (r->kind == ACCEL_REGION_REGISTERED &&
+	if (r->kind == LA_REGION_REGISTERED &&
 	    (r->flags & ACCEL_HOST_REGISTER_READONLY))
 		return 0;
 	/* Whole pages of the region only: its neighbours are not ours. */
 	rs = (r->base + ps - 1) & ~(ps - 1);
 	re = (r->base + r->size) & ~(ps - 1);
-	if (r->kind == ACCEL_REGION_HOST_ALLOC)
+	if (r->kind == LA_REGION_HOST_ALLOC)
 		re = r->base + r->map_len;
 	start = ptr & ~(ps - 1);
 	end = (ptr + len + ps - 1) & ~(ps - 1);

@@ -69,7 +69,7 @@ static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
 
 static bool is_device(const struct side *s)
 {
-	return s->found && s->r.kind == ACCEL_REGION_DEVICE;
+	return s->found && s->r.kind == LA_REGION_DEVICE;
 }
 
 static int check_kind(enum accel_memcpy_kind kind, const struct side *dst,

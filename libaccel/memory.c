@@ -158,7 +158,7 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 	if (ret)
 		return ret;
 	memset(&r, 0, sizeof(r));
-	r.kind = ACCEL_REGION_HOST_ALLOC;
+	r.kind = LA_REGION_HOST_ALLOC;
 	ret = accel_bounce_alloc(ctx, size, &r.handle, &p, &r.map_len);
 	if (ret)
 		goto out;
@@ -207,7 +207,7 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	if (ret)
 		goto out_unlock;
 	memset(&r, 0, sizeof(r));
-	r.kind = ACCEL_REGION_REGISTERED;
+	r.kind = LA_REGION_REGISTERED;
 	r.base = (uintptr_t)ptr;
 	r.size = size;
 	r.handle = reg.handle;
@@ -236,7 +236,7 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 	if (ret)
 		return ret;
 	memset(&r, 0, sizeof(r));
-	r.kind = ACCEL_REGION_DEVICE;
+	r.kind = LA_REGION_DEVICE;
 	ret = kregion_alloc(ctx, size, ACCEL_MEM_DEVICE, &r.handle, &off);
 	if (ret)
 		goto out;
@@ -304,7 +304,7 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 	pthread_mutex_unlock(&ctx->lock);
 
 	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);
-	if (copy.kind != ACCEL_REGION_REGISTERED)
+	if (copy.kind != LA_REGION_REGISTERED)
 		munmap((void *)copy.base, copy.map_len);
 	a->ret = ret == -ENOENT ? 0 : ret;
 	return 1;
@@ -328,7 +328,7 @@ static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 ACCEL_EXPORT
 int accel_host_free(void *ptr)
 {
-	return release_ptr(ptr, ACCEL_REGION_HOST_ALLOC,
+	return release_ptr(ptr, LA_REGION_HOST_ALLOC,
 			   ACCEL_MEM_RELEASE_DEFERRED);
 }
 
@@ -337,7 +337,7 @@ int accel_host_unregister(void *ptr, unsigned int flags)
 {
 	if (flags & ~ACCEL_HOST_UNREGISTER_DEFERRED)
 		return -EINVAL;
-	return release_ptr(ptr, ACCEL_REGION_REGISTERED,
+	return release_ptr(ptr, LA_REGION_REGISTERED,
 			   (flags & ACCEL_HOST_UNREGISTER_DEFERRED) ?
 			   ACCEL_MEM_RELEASE_DEFERRED : 0);
 }
@@ -345,7 +345,7 @@ int accel_host_unregister(void *ptr, unsigned int flags)
 ACCEL_EXPORT
 int accel_free(void *dev_ptr)
 {
-	return release_ptr(dev_ptr, ACCEL_REGION_DEVICE,
+	return release_ptr(dev_ptr, LA_REGION_DEVICE,
 			   ACCEL_MEM_RELEASE_DEFERRED);
 }
 
@@ -357,7 +357,7 @@ void accel_regions_teardown(struct accel_ctx *ctx)
 		struct accel_region *r = &ctx->regions[i];
 
 		accel_check_forget(r->base, r->map_len ? r->map_len : r->size);
-		if (r->kind != ACCEL_REGION_REGISTERED)
+		if (r->kind != LA_REGION_REGISTERED)
 			munmap((void *)r->base, r->map_len);
 	}
 	ctx->nregions = 0;

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared helpers of the libaccel tests: a tiny TAP harness (kselftest
+ * format and exit codes: 0 pass, 1 fail, 4 skip), per-test contexts that
+ * are torn down after each test, and deterministic stream gates.
+ */
+#ifndef LIBACCEL_TEST_HELPERS_H
+#define LIBACCEL_TEST_HELPERS_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accel.h"
+
+#define T_PASS	0
+#define T_FAIL	1
+#define T_SKIP	4
+
+struct t_case {
+	const char *name;
+	int (*fn)(void);
+};
+
+#define T(fn)	{ #fn, fn }
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("# %s:%d: check failed: %s\n", __FILE__,	\
+		       __LINE__, #cond);				\
+		return T_FAIL;						\
+	}								\
+} while (0)
+
+#define CHECK_RET(expr, want) do {					\
+	int _r = (expr), _w = (want);					\
+	if (_r != _w) {							\
+		printf("# %s:%d: %s = %d (%s), want %d (%s)\n",		\
+		       __FILE__, __LINE__, #expr, _r,			\
+		       accel_strerror(_r), _w, accel_strerror(_w));	\
+		return T_FAIL;						\
+	}								\
+} while (0)
+
+#define CHECK_OK(expr)	CHECK_RET(expr, 0)
+
+#define T_SEC	1000000000ULL
+
+/* Contexts a test opened; destroyed after it, whatever its outcome. */
+static accel_context *t_ctxs[16];
+static int t_nctx;
+
+static inline accel_context *t_ctx(void)
+{
+	accel_context *ctx = NULL;
+	int ret = accel_context_create(&ctx, 0);
+
+	if (ret) {
+		printf("# accel_context_create: %s\n", accel_strerror(ret));
+		return NULL;
+	}
+	if (t_nctx < 16)
+		t_ctxs[t_nctx++] = ctx;
+	return ctx;
+}
+
+static inline void t_ctx_cleanup(void)
+{
+	while (t_nctx)
+		accel_context_destroy(t_ctxs[--t_nctx]);
+}
+
+/*
+ * A gate: a host event the stream waits on, so that work queued behind it
+ * is deterministically pending until t_gate_open().
+ */
+static inline int t_gate(accel_stream_t s, accel_event_t *gate)
+{
+	int ret = accel_event_create(NULL, ACCEL_EVENT_HOST, gate);
+
+	if (ret)
+		return ret;
+	return accel_stream_wait_value(s, *gate, 1, 0);
+}
+
+static inline int t_gate_open(accel_event_t gate)
+{
+	return accel_event_signal(gate, 1, 0);
+}
+
+static inline void t_fill(void *p, size_t n, unsigned int seed)
+{
+	unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static inline int t_check_fill(const void *p, size_t n, unsigned int seed)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != (unsigned char)(seed * 131 + i * 7 + (i >> 8)))
+			return 0;
+	return 1;
+}
+
+static inline int t_run(const struct t_case *cases, size_t n)
+{
+	accel_context *probe = NULL;
+	int pass = 0, fail = 0, skip = 0, ret;
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	ret = accel_context_create(&probe, 0);
+	if (ret == -ENODEV || ret == -ENOENT || ret == -EPROTO) {
+		printf("1..0 # SKIP no accelstream transport: %s\n",
+		       accel_strerror(ret));
+		return T_SKIP;
+	}
+	if (!ret)
+		accel_context_destroy(probe);
+	printf("1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		ret = cases[i].fn();
+		t_ctx_cleanup();
+		if (ret == T_PASS) {
+			pass++;
+			printf("ok %zu %s\n", i + 1, cases[i].name);
+		} else if (ret == T_SKIP) {
+			skip++;
+			printf("ok %zu %s # SKIP\n", i + 1, cases[i].name);
+		} else {
+			fail++;
+			printf("not ok %zu %s\n", i + 1, cases[i].name);
+		}
+	}
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
+	       pass, fail, skip);
+	if (fail)
+		return T_FAIL;
+	return pass ? T_PASS : T_SKIP;
+}
+
+#define T_MAIN(...)							\
+int main(void)								\
+{									\
+	static const struct t_case cases[] = { __VA_ARGS__ };		\
+	return t_run(cases, sizeof(cases) / sizeof(cases[0]));		\
+}
+
+#endif /* LIBACCEL_TEST_HELPERS_H */
