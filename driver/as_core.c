@@ -45,7 +45,7 @@ int as_check_mem_register(const struct accel_mem_register *r)
 {
 	u64 end;
 
-	if (r->flags & ~ACCEL_MEM_READONLY)
+	if (r->flags & ~(ACCEL_MEM_READONLY | ACCEL_MEM_EXTERNAL))
 		return -EINVAL;
 	if (!r->size || check_add_overflow(r->addr, r->size, &end))
 		return -EINVAL;
@@ -468,6 +468,30 @@ int as_entry_ready(const struct as_entry *e)
 		if (e->event->error)
 			return -EIO;
 		return e->event->value >= e->desc.value ? 1 : 0;
+	default:
+		return 1;
+	}
+}
+
+/**
+ * as_entry_fetchable() - may a userspace executor take this entry now?
+ * @e: the oldest entry of its stream not yet handed out.
+ *
+ * A HOST_WAIT goes out once satisfied (or failed). A STREAM_WAIT goes out
+ * once the point it waits for has retired, failed, or been handed out
+ * itself, so that the executor can order the two on its device.
+ *
+ * Return: 1 when it may be handed out, 0 when not yet.
+ */
+int as_entry_fetchable(const struct as_entry *e)
+{
+	switch (e->desc.op) {
+	case ACCEL_OP_STREAM_WAIT:
+		if (as_point_state(&e->wait))
+			return 1;
+		return e->wait.tl->fetched >= e->wait.seq ? 1 : 0;
+	case ACCEL_OP_HOST_WAIT:
+		return as_entry_ready(e) ? 1 : 0;
 	default:
 		return 1;
 	}

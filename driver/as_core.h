@@ -19,6 +19,8 @@
  * @completed: every descriptor up to this sequence number has retired.
  * @error_seq: sequence number of the first failed descriptor, 0 if none.
  * @error: negative errno of that failure, 0 if none.
+ * @fetched: with a userspace executor: the last sequence number handed to
+ *	it (never below @completed while it is attached).
  * @refs: points (event captures, queued stream waits, host waits in
  *	progress) that name this timeline; the shell keeps the stream's
  *	memory while this is not zero.
@@ -29,6 +31,7 @@ struct as_timeline {
 	u64 error_seq;
 	s32 error;
 	u32 refs;
+	u64 fetched;
 };
 
 /**
@@ -175,6 +178,7 @@ void as_enqueue(struct as_timeline *tl, struct as_queue *q,
 		struct as_entry *e, struct as_release *rel);
 struct as_entry *as_queue_peek(const struct as_queue *q);
 int as_entry_ready(const struct as_entry *e);
+int as_entry_fetchable(const struct as_entry *e);
 void as_entry_execute(struct as_entry *e);
 struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
 				int status, u64 now_ns, struct as_release *rel);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * accelstream: debugfs, the interface accelctl reads. The layout is
- * documented in Documentation/admin-guide/accelstream.rst.
+ * documented in the admin guide (Documentation/admin-guide/).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -60,11 +60,16 @@ static int as_contexts_show(struct seq_file *m, void *unused)
 	seq_puts(m, "id pid streams events regions queued pinned_bytes device_bytes executor failed_streams comm\n");
 	mutex_lock(&as_ctx_list_lock);
 	list_for_each_entry(ctx, &as_ctx_list, node) {
+		char exec[24] = "soft";
+
 		spin_lock(&ctx->lock);
-		seq_printf(m, "%u %d %u %u %u %llu %llu %llu soft %u %s\n",
+		if (ctx->executor)
+			snprintf(exec, sizeof(exec), "user:%d", ctx->executor_pid);
+		seq_printf(m, "%u %d %u %u %u %llu %llu %llu %s %u %s\n",
 			   ctx->id, ctx->tgid, ctx->nstreams, ctx->nevents,
 			   ctx->nregions, ctx->queued, ctx->pinned_bytes,
-			   ctx->device_bytes, ctx->failed_streams, ctx->comm);
+			   ctx->device_bytes, exec, ctx->failed_streams,
+			   ctx->comm);
 		spin_unlock(&ctx->lock);
 	}
 	mutex_unlock(&as_ctx_list_lock);
@@ -93,6 +98,7 @@ static const char *const as_kind_names[] = {
 	[AS_MEM_USER] = "host",
 	[AS_MEM_HOST_ALLOC] = "host_alloc",
 	[AS_MEM_DEVICE] = "device",
+	[AS_MEM_EXTERNAL] = "external",
 };
 
 static int as_regions_show(struct seq_file *m, void *unused)

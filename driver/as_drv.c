@@ -98,6 +98,19 @@ void as_freelist_init(struct as_freelist *fl)
 	INIT_LIST_HEAD(&fl->streams);
 	INIT_LIST_HEAD(&fl->regions);
 	INIT_LIST_HEAD(&fl->events);
+	INIT_LIST_HEAD(&fl->batches);
+}
+
+/**
+ * as_freelist_empty() - is there anything to free?
+ * @fl: the list.
+ *
+ * Return: true when as_freelist_free() would do nothing.
+ */
+bool as_freelist_empty(const struct as_freelist *fl)
+{
+	return list_empty(&fl->streams) && list_empty(&fl->regions) &&
+	       list_empty(&fl->events) && list_empty(&fl->batches);
 }
 
 /**
@@ -153,7 +166,10 @@ void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
 	struct as_stream *s, *stmp;
 	struct as_mem *m, *mtmp;
 	struct as_event_obj *ev, *etmp;
+	struct as_batch *b, *btmp;
 
+	list_for_each_entry_safe(b, btmp, &fl->batches, free_node)
+		kvfree(b);
 	list_for_each_entry_safe(s, stmp, &fl->streams, free_node)
 		kfree(s);
 	list_for_each_entry_safe(m, mtmp, &fl->regions, free_node)
@@ -222,7 +238,7 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 	info.caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
 		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
 		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL |
-		    ACCEL_CAP_DEFERRED_RELEASE;
+		    ACCEL_CAP_DEFERRED_RELEASE | ACCEL_CAP_EXECUTOR;
 	info.max_streams = AS_MAX_STREAMS;
 	info.max_events = AS_MAX_EVENTS;
 	info.max_regions = AS_MAX_REGIONS;
@@ -387,6 +403,14 @@ static long as_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return as_event_signal_ioctl(ctx, uarg);
 	case ACCEL_IOC_WAIT:
 		return as_wait_ioctl(ctx, uarg);
+	case ACCEL_IOC_EXEC_ATTACH:
+		return as_exec_attach_ioctl(ctx, uarg);
+	case ACCEL_IOC_EXEC_DETACH:
+		return as_exec_detach_ioctl(ctx, uarg);
+	case ACCEL_IOC_EXEC_FETCH:
+		return as_exec_fetch_ioctl(ctx, uarg);
+	case ACCEL_IOC_EXEC_COMPLETE:
+		return as_exec_complete_ioctl(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -73,6 +73,9 @@ struct as_obj {
  * @max_pinned_bytes: the pin limit taken from the module parameter at open.
  * @max_device_bytes: the device memory limit taken at open.
  * @failed_streams: streams whose timeline failed.
+ * @executor: a userspace executor is attached: the soft engine runs
+ *	nothing, the executor fetches and completes.
+ * @executor_pid: the thread that attached it, for debugfs.
  * @node: in the module's context list.
  * @dbg: this context's debugfs directory.
  */
@@ -101,6 +104,8 @@ struct as_ctx {
 	u64 max_pinned_bytes;
 	u64 max_device_bytes;
 	u32 failed_streams;
+	bool executor;
+	pid_t executor_pid;
 
 	struct list_head node;
 	struct dentry *dbg;
@@ -111,11 +116,15 @@ struct as_ctx {
  * @AS_MEM_USER: user pages pinned by %ACCEL_IOC_MEM_REGISTER.
  * @AS_MEM_HOST_ALLOC: pages the driver allocated for mmap(2).
  * @AS_MEM_DEVICE: pages the driver allocated as soft device memory.
+ * @AS_MEM_EXTERNAL: an executor's opaque address range; no pages.
+ *
+ * The values are the ACCEL_REGION_* values the executor protocol reports.
  */
 enum as_mem_kind {
-	AS_MEM_USER,
-	AS_MEM_HOST_ALLOC,
-	AS_MEM_DEVICE,
+	AS_MEM_USER = ACCEL_REGION_HOST,
+	AS_MEM_HOST_ALLOC = ACCEL_REGION_HOST_ALLOC,
+	AS_MEM_DEVICE = ACCEL_REGION_DEVICE,
+	AS_MEM_EXTERNAL = ACCEL_REGION_EXTERNAL,
 };
 
 /**
@@ -124,7 +133,7 @@ enum as_mem_kind {
  * @core: the core's view (size, flags, in-flight count, released).
  * @ctx: the owning context.
  * @kind: an &enum as_mem_kind.
- * @addr: AS_MEM_USER: the registered user address.
+ * @addr: AS_MEM_USER, AS_MEM_EXTERNAL: the registered address.
  * @first_off: byte offset of region offset 0 in @pages[0].
  * @pages: the pages backing the region.
  * @npages: number of @pages.
@@ -192,10 +201,12 @@ struct as_event_obj {
 /**
  * struct as_batch - the entries of one submission, one allocation
  * @remaining: entries not yet retired; freed at zero.
+ * @free_node: on a local list of batches to free after unlocking.
  * @ents: the entries.
  */
 struct as_batch {
 	u32 remaining;
+	struct list_head free_node;
 	struct as_qent {
 		struct as_entry core;
 		struct as_batch *batch;
@@ -207,11 +218,13 @@ struct as_batch {
  * @streams: &struct as_stream via @free_node.
  * @regions: &struct as_mem via @free_node.
  * @events: &struct as_event_obj via @free_node.
+ * @batches: &struct as_batch via @free_node, freed with kvfree().
  */
 struct as_freelist {
 	struct list_head streams;
 	struct list_head regions;
 	struct list_head events;
+	struct list_head batches;
 };
 
 static inline struct as_stream *to_as_stream(struct as_timeline *tl)
@@ -243,6 +256,7 @@ void as_freelist_init(struct as_freelist *fl);
 void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
 		       struct as_freelist *fl);
 void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl);
+bool as_freelist_empty(const struct as_freelist *fl);
 int as_ctx_wait(struct as_ctx *ctx, int (*check)(struct as_ctx *ctx, void *arg),
 		void *arg, u64 timeout_ns);
 
@@ -275,8 +289,16 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg);
 
 /* as_engine.c */
 void as_engine_work(struct work_struct *work);
+void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
+		      struct as_freelist *fl);
 void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s);
 void as_ctx_kick_all_locked(struct as_ctx *ctx);
+
+/* as_exec.c */
+int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_exec_detach_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_exec_fetch_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg);
 
 /* as_debugfs.c */
 void as_debugfs_init(void);

@@ -28,6 +28,8 @@ void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 	lockdep_assert_held(&ctx->lock);
 	if (s->work_active || !head)
 		return;
+	if (ctx->executor && !ctx->closing)
+		return;
 	/* A blocked head is kicked again by whatever unblocks it. */
 	if (!ctx->closing && !s->tl.error && !as_entry_ready(head))
 		return;
@@ -93,13 +95,60 @@ static void as_engine_copy(struct as_entry *e)
 }
 
 /**
+ * as_retire_locked() - retire the oldest entry of a stream
+ * @ctx: the context.
+ * @s: the stream, its queue not empty.
+ * @status: 0, or the negative errno the entry failed with.
+ * @fl: where objects and batches to free after unlocking go.
+ *
+ * Wakes everything that may wait for this point: host waiters, poll, and
+ * streams blocked on it.
+ *
+ * Context: @ctx->lock held.
+ */
+void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
+		      struct as_freelist *fl)
+{
+	struct as_release rel = {};
+	bool was_failed = s->tl.error;
+	struct as_entry *e;
+	struct as_qent *qe;
+
+	lockdep_assert_held(&ctx->lock);
+	e = as_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
+	if (s->tl.fetched < s->tl.completed)
+		s->tl.fetched = s->tl.completed;
+	if (!was_failed && s->tl.error)
+		ctx->failed_streams++;
+	ctx->queued--;
+	ctx->completions++;
+	as_collect_locked(ctx, &rel, fl);
+
+	qe = container_of(e, struct as_qent, core);
+	if (--qe->batch->remaining == 0)
+		list_add(&qe->batch->free_node, &fl->batches);
+	atomic64_inc(&as_retired_total);
+
+	as_ctx_kick_all_locked(ctx);
+	wake_up_all(&ctx->wq);
+}
+
+static bool as_entry_external(const struct as_entry *e)
+{
+	return e->desc.op == ACCEL_OP_COPY &&
+	       (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
+		to_as_mem(e->src)->kind == AS_MEM_EXTERNAL);
+}
+
+/**
  * as_engine_work() - run a stream's queue until it is empty or blocked
  * @work: the stream's work item.
  *
  * Copies run with the context lock dropped; the descriptor's references
  * keep both regions' pages alive meanwhile. Once the context is closing,
  * and once the stream has failed, what is left retires without running.
- * A destroyed stream that ends up drained and unreferenced is freed here.
+ * While a userspace executor is attached the engine runs nothing. A
+ * destroyed stream that ends up drained and unreferenced is freed here.
  *
  * Context: workqueue (process context), takes the context lock.
  */
@@ -107,7 +156,6 @@ void as_engine_work(struct work_struct *work)
 {
 	struct as_stream *s = container_of(work, struct as_stream, work);
 	struct as_ctx *ctx = s->ctx;
-	struct as_release rel = {};
 	struct as_freelist fl;
 	bool free_self;
 
@@ -115,15 +163,14 @@ void as_engine_work(struct work_struct *work)
 	spin_lock(&ctx->lock);
 	for (;;) {
 		struct as_entry *e = as_queue_peek(&s->q);
-		struct as_batch *done;
-		struct as_qent *qe;
 		int status = 0;
-		bool was_failed = s->tl.error;
 
 		if (!e)
 			break;
 		if (ctx->closing || s->tl.error) {
 			status = -ECANCELED;
+		} else if (ctx->executor) {
+			break;
 		} else {
 			int ready = as_entry_ready(e);
 
@@ -131,6 +178,9 @@ void as_engine_work(struct work_struct *work)
 				break;
 			if (ready < 0) {
 				status = ready;
+			} else if (as_entry_external(e)) {
+				/* Only an executor can reach its memory. */
+				status = -ENXIO;
 			} else if (e->desc.op == ACCEL_OP_COPY) {
 				spin_unlock(&ctx->lock);
 				as_engine_copy(e);
@@ -140,27 +190,13 @@ void as_engine_work(struct work_struct *work)
 			}
 		}
 
-		as_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
-		if (!was_failed && s->tl.error)
-			ctx->failed_streams++;
-		ctx->queued--;
-		ctx->completions++;
-		as_collect_locked(ctx, &rel, &fl);
-		/* This point may be what another stream or a waiter needs. */
-		as_ctx_kick_all_locked(ctx);
-		wake_up_all(&ctx->wq);
-
-		qe = container_of(e, struct as_qent, core);
-		done = --qe->batch->remaining ? NULL : qe->batch;
-		if (done || !list_empty(&fl.streams) ||
-		    !list_empty(&fl.regions) || !list_empty(&fl.events)) {
+		as_retire_locked(ctx, s, status, &fl);
+		if (!as_freelist_empty(&fl)) {
 			/* Unpinning and freeing may sleep: drop the lock. */
 			spin_unlock(&ctx->lock);
-			kvfree(done);
 			as_freelist_free(ctx, &fl);
 			spin_lock(&ctx->lock);
 		}
-		atomic64_inc(&as_retired_total);
 		cond_resched_lock(&ctx->lock);
 	}
 

@@ -84,13 +84,15 @@ err_unpin:
 	return ret;
 }
 
-static bool as_mem_overlaps_locked(struct as_ctx *ctx, u64 addr, u64 size)
+/* Registered host ranges and external ranges are two address spaces. */
+static bool as_mem_overlaps_locked(struct as_ctx *ctx, enum as_mem_kind kind,
+				   u64 addr, u64 size)
 {
 	struct as_mem *m;
 
 	lockdep_assert_held(&ctx->lock);
 	list_for_each_entry(m, &ctx->regions, node) {
-		if (m->kind != AS_MEM_USER || m->core.released)
+		if (m->kind != kind || m->core.released)
 			continue;
 		if (as_ranges_overlap(addr, size, m->addr, m->core.size))
 			return true;
@@ -104,8 +106,8 @@ static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
 	int ret;
 
 	spin_lock(&ctx->lock);
-	if (m->kind == AS_MEM_USER &&
-	    as_mem_overlaps_locked(ctx, m->addr, m->core.size)) {
+	if ((m->kind == AS_MEM_USER || m->kind == AS_MEM_EXTERNAL) &&
+	    as_mem_overlaps_locked(ctx, m->kind, m->addr, m->core.size)) {
 		spin_unlock(&ctx->lock);
 		return -EEXIST;
 	}
@@ -125,6 +127,30 @@ static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
 		spin_unlock(&ctx->lock);
 	}
 	return ret;
+}
+
+/* An executor's address range: validated by bounds only, nothing pinned. */
+static int as_mem_register_external(struct as_ctx *ctx, void __user *arg,
+				    struct accel_mem_register *req)
+{
+	struct as_mem *m;
+	int ret;
+
+	m = as_mem_new(ctx, AS_MEM_EXTERNAL);
+	if (!m)
+		return -ENOMEM;
+	m->addr = req->addr;
+	m->core.size = req->size;
+	m->core.flags = req->flags;
+	ret = as_mem_insert(ctx, m);
+	if (ret) {
+		kfree(m);
+		return ret;
+	}
+	req->handle = m->obj.handle;
+	if (copy_to_user(arg, req, sizeof(*req)))
+		return -EFAULT;
+	return 0;
 }
 
 /**
@@ -148,11 +174,13 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 	ret = as_check_mem_register(&req);
 	if (ret)
 		return ret;
+	if (req.flags & ACCEL_MEM_EXTERNAL)
+		return as_mem_register_external(ctx, arg, &req);
 	if (req.addr + req.size > TASK_SIZE_MAX)
 		return -EFAULT;
 
 	spin_lock(&ctx->lock);
-	overlap = as_mem_overlaps_locked(ctx, req.addr, req.size);
+	overlap = as_mem_overlaps_locked(ctx, AS_MEM_USER, req.addr, req.size);
 	spin_unlock(&ctx->lock);
 	if (overlap)
 		return -EEXIST;
@@ -338,6 +366,8 @@ void as_mem_free(struct as_ctx *ctx, struct as_mem *m)
 		spin_lock(&ctx->lock);
 		ctx->device_bytes -= m->core.size;
 		spin_unlock(&ctx->lock);
+		break;
+	case AS_MEM_EXTERNAL:
 		break;
 	}
 	kvfree(m->pages);

@@ -326,6 +326,18 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 		if (ret)
 			goto err_unlock;
 	}
+	if (!ctx->executor) {
+		for (i = 0; i < count; i++) {
+			struct as_entry *e = &b->ents[i].core;
+
+			if (e->desc.op == ACCEL_OP_COPY &&
+			    (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
+			     to_as_mem(e->src)->kind == AS_MEM_EXTERNAL)) {
+				ret = -ENXIO;
+				goto err_unlock;
+			}
+		}
+	}
 	for (i = 0; i < count; i++) {
 		as_enqueue(&s->tl, &s->q, &b->ents[i].core, &rel);
 		as_collect_locked(ctx, &rel, &fl);
@@ -333,6 +345,8 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	ctx->queued += count;
 	*seq = s->tl.submitted;
 	as_stream_kick_locked(ctx, s);
+	if (ctx->executor)
+		wake_up_all(&ctx->wq);	/* a fetch may be waiting */
 	spin_unlock(&ctx->lock);
 
 	atomic64_add(count, &as_submitted_total);

@@ -87,6 +87,8 @@
 #define ACCEL_CAP_POLL			(1ULL << 5)
 /** @ACCEL_CAP_DEFERRED_RELEASE: %ACCEL_MEM_RELEASE_DEFERRED. */
 #define ACCEL_CAP_DEFERRED_RELEASE	(1ULL << 6)
+/** @ACCEL_CAP_EXECUTOR: the userspace executor protocol (ACCEL_IOC_EXEC_*). */
+#define ACCEL_CAP_EXECUTOR		(1ULL << 7)
 
 /**
  * struct accel_info - what the driver is and what it can do
@@ -135,12 +137,18 @@ struct accel_info {
 #define ACCEL_MEM_HOST			(1U << 1)
 /** @ACCEL_MEM_DEVICE: alloc: device memory. */
 #define ACCEL_MEM_DEVICE		(1U << 2)
+/**
+ * @ACCEL_MEM_EXTERNAL: register: an opaque range of an executor's address
+ * space (a cudaMalloc pointer, say). Nothing is pinned or charged; only an
+ * attached executor can run copies that name it.
+ */
+#define ACCEL_MEM_EXTERNAL		(1U << 3)
 
 /**
  * struct accel_mem_register - pin a user range (cudaHostRegister)
  * @addr: in: start of the range, any alignment; a user virtual address.
  * @size: in: length of the range in bytes, not zero.
- * @flags: in: 0 or %ACCEL_MEM_READONLY.
+ * @flags: in: 0, %ACCEL_MEM_READONLY, or %ACCEL_MEM_EXTERNAL.
  * @handle: out: the region's handle.
  *
  * Pins every page the range touches with FOLL_LONGTERM (and FOLL_WRITE
@@ -152,7 +160,8 @@ struct accel_info {
  * ``-EFAULT`` part of the range is not mapped, or is VM_IO/VM_PFNMAP, or is
  * not writable without %ACCEL_MEM_READONLY; ``-ENOMEM`` past
  * RLIMIT_MEMLOCK or @max_pinned_bytes, or out of memory; ``-ENOSPC`` too
- * many regions.
+ * many regions. With %ACCEL_MEM_EXTERNAL nothing is pinned, and the range
+ * only has to not overlap another external range (``-EEXIST``).
  */
 struct accel_mem_register {
 	__u64 addr;
@@ -360,7 +369,8 @@ struct accel_desc {
  * plain event in a HOST op or a user event in a RECORD/WAIT;
  * ``-EPERM`` a COPY into a %ACCEL_MEM_READONLY region; ``-EFAULT`` bad
  * @descs; ``-EAGAIN`` the stream's queue would exceed @queue_depth;
- * ``-EIO`` the stream has failed; ``-ENOMEM``.
+ * ``-EIO`` the stream has failed; ``-ENXIO`` a COPY names an
+ * %ACCEL_MEM_EXTERNAL region and no executor is attached; ``-ENOMEM``.
  */
 struct accel_submit {
 	__u32 stream;
@@ -522,6 +532,131 @@ struct accel_wait {
 	__u32 pad;
 };
 
+/**
+ * DOC: executor protocol
+ *
+ * A thread of the owning process may attach as the context's *executor*
+ * (a CUDA executor in libaccel, say). From then on the soft engine runs
+ * nothing: the executor fetches descriptors in order per stream with
+ * %ACCEL_IOC_EXEC_FETCH, runs them on its device, and reports them done
+ * with %ACCEL_IOC_EXEC_COMPLETE; the kernel then retires them, unpins,
+ * signals events and wakes waiters, exactly as for the soft engine. A
+ * %ACCEL_OP_HOST_WAIT is handed out only once satisfied; a
+ * %ACCEL_OP_STREAM_WAIT once the record it waits for has been handed out
+ * (so that the executor can order it on the device), with the point to
+ * wait for; a %ACCEL_OP_HOST_SIGNAL takes effect when it is completed.
+ * Detaching with work fetched and not completed fails that work with
+ * ``-EIO`` (sticky on its streams); the soft engine then resumes.
+ */
+
+/** @ACCEL_REGION_HOST: a registered user range; @dst_addr is its address. */
+#define ACCEL_REGION_HOST		0
+/** @ACCEL_REGION_HOST_ALLOC: an %ACCEL_MEM_HOST allocation (resolve by handle). */
+#define ACCEL_REGION_HOST_ALLOC		1
+/** @ACCEL_REGION_DEVICE: soft-engine device memory (resolve by handle). */
+#define ACCEL_REGION_DEVICE		2
+/** @ACCEL_REGION_EXTERNAL: an %ACCEL_MEM_EXTERNAL range; the address is given. */
+#define ACCEL_REGION_EXTERNAL		3
+
+/**
+ * struct accel_exec_attach - attach or detach the context's executor
+ * @flags: must be zero.
+ * @pad: must be zero.
+ *
+ * %ACCEL_IOC_EXEC_ATTACH errors: ``-EBUSY`` an executor is attached;
+ * ``-EINVAL`` nonzero fields. %ACCEL_IOC_EXEC_DETACH errors: ``-ENXIO`` no
+ * executor is attached; ``-EINVAL``.
+ */
+struct accel_exec_attach {
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct accel_exec_item - one fetched descriptor, resolved
+ * @stream: the stream's handle (still valid for COMPLETE after the stream
+ *	was destroyed).
+ * @status: 0; ``-EIO`` when what it waits for failed: complete it with
+ *	this status.
+ * @seq: its sequence number on @stream.
+ * @desc: the descriptor as submitted.
+ * @dst_addr: COPY: address of destination byte 0 for HOST and EXTERNAL
+ *	regions (region address plus @desc.dst_offset), else 0.
+ * @src_addr: COPY: likewise for the source.
+ * @dst_kind: COPY: ACCEL_REGION_* of the destination.
+ * @src_kind: COPY: ACCEL_REGION_* of the source.
+ * @wait_stream: STREAM_WAIT: the stream of the point to wait for; 0 when
+ *	the point has already retired (nothing to wait for).
+ * @pad: zero.
+ * @wait_seq: STREAM_WAIT: the sequence number of that point (the
+ *	EVENT_RECORD handed out earlier), 0 when none.
+ */
+struct accel_exec_item {
+	__u32 stream;
+	__s32 status;
+	__u64 seq;
+	struct accel_desc desc;
+	__u64 dst_addr;
+	__u64 src_addr;
+	__u32 dst_kind;
+	__u32 src_kind;
+	__u32 wait_stream;
+	__u32 pad;
+	__u64 wait_seq;
+};
+
+/**
+ * struct accel_exec_fetch - take descriptors ready for the executor
+ * @items: in: user pointer to @max_items &struct accel_exec_item.
+ * @max_items: in: capacity of @items, 1 to @max_submit.
+ * @count: out: items written.
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC deadline for the first item,
+ *	or %ACCEL_TIMEOUT_INFINITE; a past time polls.
+ * @flags: must be zero.
+ * @pad: must be zero.
+ *
+ * Errors: ``-ENXIO`` no executor attached; ``-EINVAL``; ``-EFAULT``;
+ * ``-ETIME`` nothing became ready in time (@count is 0); ``-EINTR``.
+ */
+struct accel_exec_fetch {
+	__u64 items;
+	__u32 max_items;
+	__u32 count;
+	__u64 timeout_ns;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct accel_exec_done - one completion
+ * @stream: the stream handle of the fetched items.
+ * @status: 0, or the negative errno the item at @seq failed with.
+ * @seq: every fetched item of @stream up to @seq retires; the one at
+ *	@seq with @status, earlier ones with 0.
+ */
+struct accel_exec_done {
+	__u32 stream;
+	__s32 status;
+	__u64 seq;
+};
+
+/**
+ * struct accel_exec_complete - report fetched work done
+ * @entries: in: user pointer to @count &struct accel_exec_done.
+ * @count: in: 1 to @max_submit.
+ * @pad: must be zero.
+ *
+ * Entries are applied in order; on an error the ones before it stay
+ * applied. Errors: ``-ENXIO`` no executor attached; ``-ENOENT`` unknown
+ * stream; ``-EINVAL`` bad count, a status above 0, or @seq not fetched or
+ * already retired; ``-EFAULT``.
+ */
+struct accel_exec_complete {
+	__u64 entries;
+	__u32 count;
+	__u32 pad;
+};
+
 #define ACCEL_IOC_MAGIC			0xB7
 
 /* Device-level commands. */
@@ -547,5 +682,11 @@ struct accel_wait {
 #define ACCEL_IOC_EVENT_ELAPSED	_IOWR(ACCEL_IOC_MAGIC, 0x34, struct accel_event_elapsed)
 #define ACCEL_IOC_EVENT_SIGNAL	_IOW(ACCEL_IOC_MAGIC, 0x35, struct accel_event_signal)
 #define ACCEL_IOC_WAIT		_IOWR(ACCEL_IOC_MAGIC, 0x36, struct accel_wait)
+
+/* Executor protocol. */
+#define ACCEL_IOC_EXEC_ATTACH	_IOW(ACCEL_IOC_MAGIC, 0x40, struct accel_exec_attach)
+#define ACCEL_IOC_EXEC_DETACH	_IOW(ACCEL_IOC_MAGIC, 0x41, struct accel_exec_attach)
+#define ACCEL_IOC_EXEC_FETCH	_IOWR(ACCEL_IOC_MAGIC, 0x42, struct accel_exec_fetch)
+#define ACCEL_IOC_EXEC_COMPLETE	_IOW(ACCEL_IOC_MAGIC, 0x43, struct accel_exec_complete)
 
 #endif /* _UAPI_LINUX_ACCELSTREAM_H */

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * accelstream: the userspace executor protocol. An attached executor (a
+ * CUDA executor in libaccel, say) fetches descriptors in order per stream
+ * and reports them done; retiring, unpinning and waking stay here.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "as_drv.h"
+
+static int as_ctx_engine_idle(struct as_ctx *ctx)
+{
+	struct as_stream *s;
+
+	list_for_each_entry(s, &ctx->streams, node)
+		if (s->work_active)
+			return -EAGAIN;
+	return 0;
+}
+
+/**
+ * as_exec_attach_ioctl() - %ACCEL_IOC_EXEC_ATTACH
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_exec_attach.
+ *
+ * Waits for the soft engine to finish the copy it may be running, so that
+ * the executor starts at each stream's oldest queued descriptor.
+ *
+ * Context: process context of the opener; may sleep briefly.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_exec_attach req;
+	struct as_stream *s;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.pad)
+		return -EINVAL;
+
+	spin_lock(&ctx->lock);
+	if (ctx->executor) {
+		spin_unlock(&ctx->lock);
+		return -EBUSY;
+	}
+	ctx->executor = true;
+	ctx->executor_pid = task_pid_nr(current);
+	spin_unlock(&ctx->lock);
+
+	wait_event(ctx->wq, ({
+		int busy;
+
+		spin_lock(&ctx->lock);
+		busy = as_ctx_engine_idle(ctx);
+		spin_unlock(&ctx->lock);
+		!busy;
+	}));
+
+	spin_lock(&ctx->lock);
+	list_for_each_entry(s, &ctx->streams, node)
+		s->tl.fetched = s->tl.completed;
+	spin_unlock(&ctx->lock);
+	return 0;
+}
+
+/**
+ * as_exec_detach_ioctl() - %ACCEL_IOC_EXEC_DETACH
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_exec_attach.
+ *
+ * Work fetched and not completed fails with -EIO; the soft engine resumes
+ * the rest.
+ *
+ * Context: process context of the opener.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_exec_detach_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_exec_attach req;
+	struct as_freelist fl;
+	struct as_stream *s;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.pad)
+		return -EINVAL;
+
+	as_freelist_init(&fl);
+	spin_lock(&ctx->lock);
+	if (!ctx->executor) {
+		spin_unlock(&ctx->lock);
+		return -ENXIO;
+	}
+	list_for_each_entry(s, &ctx->streams, node) {
+		while (s->q.count && s->tl.fetched > s->tl.completed)
+			as_retire_locked(ctx, s, -EIO, &fl);
+	}
+	ctx->executor = false;
+	as_ctx_kick_all_locked(ctx);
+	wake_up_all(&ctx->wq);
+	spin_unlock(&ctx->lock);
+
+	as_freelist_free(ctx, &fl);
+	return 0;
+}
+
+/* The region address an executor copies at, for kinds that have one. */
+static u64 as_exec_addr(const struct as_region *r, u64 off)
+{
+	const struct as_mem *m = container_of(r, struct as_mem, core);
+
+	if (m->kind == AS_MEM_USER || m->kind == AS_MEM_EXTERNAL)
+		return m->addr + off;
+	return 0;
+}
+
+static void as_exec_fill(struct as_stream *s, struct as_entry *e,
+			 struct accel_exec_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->stream = s->obj.handle;
+	it->seq = e->seq;
+	it->desc = e->desc;
+
+	switch (e->desc.op) {
+	case ACCEL_OP_COPY:
+		it->dst_kind = to_as_mem(e->dst)->kind;
+		it->src_kind = to_as_mem(e->src)->kind;
+		it->dst_addr = as_exec_addr(e->dst, e->desc.dst_offset);
+		it->src_addr = as_exec_addr(e->src, e->desc.src_offset);
+		break;
+	case ACCEL_OP_STREAM_WAIT: {
+		int st = as_point_state(&e->wait);
+
+		if (st < 0) {
+			it->status = -EIO;
+		} else if (!st) {
+			it->wait_stream = to_as_stream(e->wait.tl)->obj.handle;
+			it->wait_seq = e->wait.seq;
+		}
+		break;
+	}
+	case ACCEL_OP_HOST_WAIT:
+		if (as_entry_ready(e) < 0)
+			it->status = -EIO;
+		break;
+	default:
+		break;
+	}
+}
+
+struct as_fetch_arg {
+	struct accel_exec_item *items;
+	u32 max;
+	u32 count;
+};
+
+/*
+ * Hand out what is fetchable, stream by stream, repeating while a pass made
+ * progress: a wait on another stream's record becomes fetchable once that
+ * record went out.
+ */
+static int as_fetch_check(struct as_ctx *ctx, void *arg)
+{
+	struct as_fetch_arg *a = arg;
+	bool progress = true;
+	struct as_stream *s;
+
+	if (!ctx->executor)
+		return -ENXIO;
+	while (progress && a->count < a->max) {
+		progress = false;
+		list_for_each_entry(s, &ctx->streams, node) {
+			struct as_entry *e;
+
+			if (s->tl.error)
+				continue;
+			for (e = as_queue_peek(&s->q); e; e = e->next) {
+				if (e->seq <= s->tl.fetched)
+					continue;
+				if (a->count == a->max || !as_entry_fetchable(e))
+					break;
+				as_exec_fill(s, e, &a->items[a->count++]);
+				s->tl.fetched = e->seq;
+				progress = true;
+			}
+		}
+	}
+	return a->count ? 0 : -EAGAIN;
+}
+
+/**
+ * as_exec_fetch_ioctl() - %ACCEL_IOC_EXEC_FETCH
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_exec_fetch.
+ *
+ * Context: process context of the opener; sleeps until something is ready.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_exec_fetch_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_exec_fetch req;
+	struct as_fetch_arg a = {};
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.pad || !req.items || !req.max_items ||
+	    req.max_items > AS_MAX_SUBMIT)
+		return -EINVAL;
+
+	spin_lock(&ctx->lock);
+	ret = ctx->executor ? 0 : -ENXIO;
+	spin_unlock(&ctx->lock);
+	if (ret)
+		return ret;
+
+	a.max = req.max_items;
+	a.items = kvmalloc_array(a.max, sizeof(*a.items), GFP_KERNEL);
+	if (!a.items)
+		return -ENOMEM;
+
+	ret = as_ctx_wait(ctx, as_fetch_check, &a, req.timeout_ns);
+	if (!ret && copy_to_user(u64_to_user_ptr(req.items), a.items,
+				 array_size(a.count, sizeof(*a.items))))
+		ret = -EFAULT;
+	req.count = a.count;
+	if ((!ret || ret == -ETIME) && copy_to_user(arg, &req, sizeof(req)))
+		ret = -EFAULT;
+	kvfree(a.items);
+	return ret;
+}
+
+static struct as_stream *as_exec_stream_locked(struct as_ctx *ctx, u32 handle)
+{
+	struct as_stream *s;
+
+	/* Destroyed streams still drain through the executor. */
+	list_for_each_entry(s, &ctx->streams, node)
+		if (s->obj.handle == handle)
+			return s;
+	return NULL;
+}
+
+/* Retire @s up to @d->seq; what failed stays sticky and the rest goes. */
+static int as_exec_done_locked(struct as_ctx *ctx,
+			       const struct accel_exec_done *d,
+			       struct as_freelist *fl)
+{
+	struct as_stream *s = as_exec_stream_locked(ctx, d->stream);
+
+	if (!s)
+		return -ENOENT;
+	if (d->status > 0 || d->seq <= s->tl.completed || d->seq > s->tl.fetched)
+		return -EINVAL;
+
+	while (s->tl.completed < d->seq) {
+		struct as_entry *e = as_queue_peek(&s->q);
+		int status = e->seq == d->seq ? d->status : 0;
+
+		if (!status && !s->tl.error)
+			as_entry_execute(e);
+		as_retire_locked(ctx, s, status, fl);
+	}
+	/* A failed stream runs nothing more: what was not handed out goes. */
+	if (s->tl.error && s->tl.fetched == s->tl.completed) {
+		while (s->q.count)
+			as_retire_locked(ctx, s, -ECANCELED, fl);
+	}
+	return 0;
+}
+
+/**
+ * as_exec_complete_ioctl() - %ACCEL_IOC_EXEC_COMPLETE
+ * @ctx: the context.
+ * @arg: user pointer to &struct accel_exec_complete.
+ *
+ * Context: process context of the opener.
+ * Return: 0 or a negative errno as documented in the uapi header.
+ */
+int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg)
+{
+	struct accel_exec_complete req;
+	struct accel_exec_done *done;
+	struct as_freelist fl;
+	u32 i;
+	int ret = 0;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.pad || !req.entries || !req.count || req.count > AS_MAX_SUBMIT)
+		return -EINVAL;
+
+	done = kvmalloc_array(req.count, sizeof(*done), GFP_KERNEL);
+	if (!done)
+		return -ENOMEM;
+	if (copy_from_user(done, u64_to_user_ptr(req.entries),
+			   array_size(req.count, sizeof(*done)))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+
+	as_freelist_init(&fl);
+	spin_lock(&ctx->lock);
+	if (!ctx->executor)
+		ret = -ENXIO;
+	for (i = 0; !ret && i < req.count; i++)
+		ret = as_exec_done_locked(ctx, &done[i], &fl);
+	spin_unlock(&ctx->lock);
+	as_freelist_free(ctx, &fl);
+out_free:
+	kvfree(done);
+	return ret;
+}
