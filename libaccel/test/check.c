@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* ACCEL_CHECK=1: a write into an in-flight source is caught and reported. */
+#include <signal.h>
+#include <sys/wait.h>
+#include "helpers.h"
+
+/* Run @fn in a child with stderr captured; return its wait status. */
+static int in_child(int (*fn)(void), char *err, size_t len)
+{
+	int pipefd[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		dup2(pipefd[1], STDERR_FILENO);
+		_exit(fn());
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], err + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	err[got] = 0;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static int write_in_flight(void)
+{
+	accel_context *ctx;
+	accel_stream_t s;
+	accel_event_t gate;
+	unsigned char *h;
+	void *d;
+
+	if (accel_context_create(&ctx, 0) ||
+	    accel_stream_create(ctx, 0, 0, &s) ||
+	    accel_host_alloc(ctx, (void **)&h, 3 * 4096, 0) ||
+	    accel_malloc(ctx, &d, 3 * 4096) || t_gate(s, &gate) ||
+	    accel_memcpy_async(s, d, h, 3 * 4096, ACCEL_MEMCPY_H2D))
+		return 2;
+	h[4096 + 5] = 1;	/* must not return */
+	return 3;
+}
+
+static int write_after_sync(void)
+{
+	accel_context *ctx;
+	accel_stream_t s;
+	unsigned char *h, *reg;
+	void *d;
+
+	reg = aligned_alloc(4096, 4 * 4096);
+	if (!reg || accel_context_create(&ctx, 0) ||
+	    accel_stream_create(ctx, 0, 0, &s) ||
+	    accel_host_alloc(ctx, (void **)&h, 4096, 0) ||
+	    accel_host_register(ctx, reg, 4 * 4096, 0) ||
+	    accel_malloc(ctx, &d, 4 * 4096) ||
+	    accel_memcpy_async(s, d, h, 4096, ACCEL_MEMCPY_H2D) ||
+	    accel_memcpy_async(s, d, reg, 4 * 4096, ACCEL_MEMCPY_H2D) ||
+	    accel_memcpy_async(s, reg, d, 4096, ACCEL_MEMCPY_D2H) ||
+	    accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
+		return 2;
+	h[0] = 1;
+	reg[3 * 4096] = 1;
+	/* Unregistering with a watched copy in flight unwatches it. */
+	if (accel_memcpy_async(s, d, reg, 4 * 4096, ACCEL_MEMCPY_H2D) ||
+	    accel_host_unregister(reg, ACCEL_HOST_UNREGISTER_DEFERRED))
+		return 2;
+	reg[0] = 2;
+	if (accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
+		return 2;
+	return 0;
+}
+
+static int caught_and_reported(void)
+{
+	char err[4096];
+	int st;
+
+	st = in_child(write_in_flight, err, sizeof(err));
+	printf("# child stderr: %s", err);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	CHECK(strstr(err, "ACCEL_CHECK"));
+	CHECK(strstr(err, "stream"));
+	CHECK(strstr(err, "seq"));
+	CHECK(strstr(err, "offset 4101"));
+	return T_PASS;
+}
+
+static int no_false_reports(void)
+{
+	char err[4096];
+	int st;
+
+	st = in_child(write_after_sync, err, sizeof(err));
+	if (err[0])
+		printf("# child stderr: %s", err);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return T_PASS;
+}
+
+int main(void)
+{
+	static const struct t_case cases[] = {
+		T(caught_and_reported), T(no_false_reports),
+	};
+
+	setenv("ACCEL_CHECK", "1", 1);
+	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
+}
