@@ -190,8 +190,12 @@ TEST_F(event, record_ioctl)
 	r.stream = g.stream;
 	ASSERT_EQ(0, ioctl(self->fd, ACCEL_IOC_EVENT_RECORD, &r));
 	EXPECT_EQ(2ULL, r.seq);
-	EXPECT_EQ(0, accel_record(self->fd, te, g.stream, &r.seq));
-	EXPECT_EQ(3ULL, r.seq);
+	{
+		uint64_t seq = 0;
+
+		EXPECT_EQ(0, accel_record(self->fd, te, g.stream, &seq));
+		EXPECT_EQ(3ULL, seq);
+	}
 
 	ASSERT_EQ(0, accel_event_query(self->fd, e, &q));
 	EXPECT_EQ((uint32_t)ACCEL_EVENT_STATE_PENDING, q.state);
