@@ -121,8 +121,9 @@ static inline int t_run(const struct t_case *cases, size_t n)
 	printf("TAP version 13\n");
 	ret = accel_context_create(&probe, 0);
 	if (ret == -ENODEV || ret == -ENOENT || ret == -EPROTO) {
-		printf("1..0 # SKIP no accelstream transport: %s\n",
+		printf("1..1\nok 1 transport # SKIP no accelstream transport: %s\n",
 		       accel_strerror(ret));
+		printf("# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0\n");
 		return T_SKIP;
 	}
 	if (!ret)
