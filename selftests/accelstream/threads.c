@@ -127,10 +127,11 @@ static void run_workers(struct __test_metadata *_metadata, int shared_fd,
 	for (i = 0; i < NTHREADS; i++) {
 		fds[i] = own_contexts ? accel_open() : shared_fd;
 		ASSERT_LE(0, fds[i]);
-		if (own_contexts || i == 0)
+		if (own_contexts || i == 0) {
 			ASSERT_EQ(0, accel_event(fds[i], ACCEL_EVENT_USER, &start[i]));
-		else
+		} else {
 			start[i] = start[0];
+		}
 		w[i].fd = fds[i];
 		w[i].idx = i;
 		w[i].start = start[i];
