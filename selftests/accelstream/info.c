@@ -6,10 +6,16 @@
 #include "kselftest_harness.h"
 #include "accel_helpers.h"
 
+#ifdef ACCEL_CAP_EXECUTOR
+#define CAP_EXECUTOR ACCEL_CAP_EXECUTOR
+#else
+#define CAP_EXECUTOR 0
+#endif
+
 #define KNOWN_CAPS (ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC | \
 		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
 		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL | \
-		    ACCEL_CAP_DEFERRED_RELEASE)
+		    ACCEL_CAP_DEFERRED_RELEASE | CAP_EXECUTOR)
 
 /* A module parameter in MiB, as bytes; -1 when it cannot be read. */
 static long long param_bytes(const char *name)

@@ -132,7 +132,7 @@ TEST_F(mem, register_unknown_flags)
 	long ps = page_size();
 	uint8_t *buf = anon_map(ps);
 	static const uint32_t bad[] = {
-		ACCEL_MEM_HOST, ACCEL_MEM_DEVICE, 1u << 3, 1u << 31,
+		ACCEL_MEM_HOST, ACCEL_MEM_DEVICE, 1u << 4, 1u << 31,
 		ACCEL_MEM_READONLY | (1u << 8),
 	};
 	size_t i;
@@ -870,5 +870,43 @@ TEST_F(mem, device_alloc_not_mappable)
 		munmap(p, ps);
 	EXPECT_EQ(0, accel_release(self->fd, hd, 0));
 }
+
+#ifdef ACCEL_MEM_EXTERNAL
+/* External ranges: nothing pinned; no executor, so copies naming them fail. */
+TEST_F(mem, register_external)
+{
+	struct accel_mem_register r = {
+		.addr = 0x7f0000000000ULL, .size = 1 << 20,
+		.flags = ACCEL_MEM_EXTERNAL,
+	};
+	long ps = page_size();
+	uint8_t *buf = anon_map(ps);
+	long long pins0 = pins_held();
+	uint32_t hx, hr, s;
+	struct accel_desc d;
+
+	REQUIRE_CAP(ACCEL_CAP_EXECUTOR);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ioctl(self->fd, ACCEL_IOC_MEM_REGISTER, &r));
+	hx = r.handle;
+	EXPECT_NE(0u, hx);
+	EXPECT_EQ(pins0, pins_held());
+	/* Overlapping another external range. */
+	r.handle = 0;
+	r.addr += 4096;
+	EXPECT_EQ(-1, ioctl(self->fd, ACCEL_IOC_MEM_REGISTER, &r));
+	EXPECT_EQ(EEXIST, errno);
+
+	ASSERT_EQ(0, accel_register(self->fd, buf, ps, 0, &hr));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s));
+	d = d_copy(hr, 0, hx, 0, 16);
+	EXPECT_EQ(-ENXIO, accel_submit(self->fd, s, &d, 1, NULL));
+	d = d_copy(hx, 0, hr, 0, 16);
+	EXPECT_EQ(-ENXIO, accel_submit(self->fd, s, &d, 1, NULL));
+	EXPECT_EQ(0, accel_release(self->fd, hx, 0));
+	EXPECT_EQ(0, accel_release(self->fd, hr, 0));
+	munmap(buf, ps);
+}
+#endif
 
 ACCEL_HARNESS_MAIN
