@@ -49,8 +49,6 @@ int as_check_mem_register(const struct accel_mem_register *r)
 		return -EINVAL;
 	if (!r->size || check_add_overflow(r->addr, r->size, &end))
 		return -EINVAL;
-	if (r->handle)
-		return -EINVAL;
 	return 0;
 }
 
@@ -58,17 +56,20 @@ int as_check_mem_register(const struct accel_mem_register *r)
  * as_check_mem_alloc() - check an allocation request
  * @a: the request.
  *
- * Return: 0, or -EINVAL for zero size or flags other than exactly one of
- * %ACCEL_MEM_HOST and %ACCEL_MEM_DEVICE.
+ * Output fields are not checked: they are overwritten.
+ *
+ * Return: 0; -EINVAL for zero size or flags other than exactly one of
+ * %ACCEL_MEM_HOST and %ACCEL_MEM_DEVICE; -ENOMEM for a size no machine
+ * could back (above 2^46 bytes).
  */
 int as_check_mem_alloc(const struct accel_mem_alloc *a)
 {
 	if (a->flags != ACCEL_MEM_HOST && a->flags != ACCEL_MEM_DEVICE)
 		return -EINVAL;
-	if (!a->size || a->size > (1ULL << 46))
+	if (!a->size)
 		return -EINVAL;
-	if (a->handle || a->mmap_offset)
-		return -EINVAL;
+	if (a->size > (1ULL << 46))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -87,13 +88,13 @@ int as_check_mem_release(const struct accel_mem_release *r)
  * as_check_stream_create() - check a stream creation request
  * @c: the request.
  *
- * Return: 0, or -EINVAL for unknown flags or nonzero output/pad fields.
+ * Return: 0, or -EINVAL for unknown flags or a nonzero pad.
  */
 int as_check_stream_create(const struct accel_stream_create *c)
 {
 	if (c->flags & ~ACCEL_STREAM_NON_BLOCKING)
 		return -EINVAL;
-	if (c->pad || c->handle)
+	if (c->pad)
 		return -EINVAL;
 	return 0;
 }
@@ -141,16 +142,14 @@ int as_check_submit(const struct accel_submit *s, u32 max_submit)
  * as_check_event_create() - check an event creation request
  * @c: the request.
  *
- * Return: 0, or -EINVAL for unknown flags, %ACCEL_EVENT_TIMING together with
- * %ACCEL_EVENT_USER, or a nonzero output field.
+ * Return: 0, or -EINVAL for unknown flags, or %ACCEL_EVENT_TIMING together
+ * with %ACCEL_EVENT_USER.
  */
 int as_check_event_create(const struct accel_event_create *c)
 {
 	if (c->flags & ~(ACCEL_EVENT_TIMING | ACCEL_EVENT_USER))
 		return -EINVAL;
 	if ((c->flags & ACCEL_EVENT_TIMING) && (c->flags & ACCEL_EVENT_USER))
-		return -EINVAL;
-	if (c->handle)
 		return -EINVAL;
 	return 0;
 }

@@ -105,9 +105,11 @@ vm_payload() {
 		for t in $(sed -n 's/^TEST_GEN_PROGS := //p' selftests/accelstream/Makefile); do
 			echo "ksft-$t $t"
 		done
-		if [ -f "$p/bin/libaccel-tests.list" ]; then
-			sed 's/^\([^ ]*\) /libaccel-\1 ACCEL_TRANSPORT=kernel /' "$p/bin/libaccel-tests.list"
-		fi
+		for t in "$p"/bin/libaccel-*; do
+			t=${t##*/}
+			case $t in *.sh) continue ;; esac
+			echo "$t ACCEL_TRANSPORT=kernel $t"
+		done
 		echo "unload accelctl unload"
 		if [ -x "$p/bin/vm-accelctl.sh" ]; then
 			echo "accelctl ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko sh /payload/bin/vm-accelctl.sh"

@@ -182,8 +182,8 @@ struct accel_mem_register {
  * Memory is zeroed. Host allocations count against RLIMIT_MEMLOCK and
  * @max_pinned_bytes; device allocations against @max_device_bytes.
  *
- * Errors: ``-EINVAL`` zero size or bad flags; ``-ENOMEM`` past a limit or
- * out of memory; ``-ENOSPC`` too many regions.
+ * Errors: ``-EINVAL`` zero size or bad flags; ``-ENOMEM`` past a limit
+ * (or above 2^46 bytes) or out of memory; ``-ENOSPC`` too many regions.
  */
 struct accel_mem_alloc {
 	__u64 size;
