@@ -551,6 +551,7 @@ struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
 		as_point_put(&e->wait, rel);
 	if (ev) {
 		if (e->desc.op == ACCEL_OP_EVENT_RECORD &&
+		    (ev->flags & ACCEL_EVENT_TIMING) &&
 		    ev->point.tl == tl && ev->point.seq == e->seq)
 			ev->timestamp_ns = now_ns;
 		if (as_event_put(ev) && rel->nevent < 1)

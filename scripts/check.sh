@@ -72,11 +72,25 @@ core_test() {
 }
 step core core_test
 
-# 2. libaccel over the in-process transport.
+# 2. libaccel over the in-process transport: each test program's TAP kept.
+libaccel_tests() { (cd libaccel/test && ls ./*.c | sed 's|^\./||; s|\.c$||'); }
+libaccel_suite() {
+	local mode=$1 dir=$2 t targets=
+	for t in $(libaccel_tests); do targets="$targets build/$dir/$t"; done
+	# shellcheck disable=SC2086
+	build "libaccel-$mode" make -C libaccel $targets || return 0
+	for t in $(libaccel_tests); do
+		step "libaccel-$mode-$t" env ACCEL_TRANSPORT=inproc \
+			ASAN_OPTIONS=detect_leaks=1 \
+			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+			TSAN_OPTIONS=halt_on_error=1 \
+			timeout 300 "libaccel/build/$dir/$t"
+	done
+}
 if [ -f libaccel/Makefile ]; then
-	step libaccel-inproc make -C libaccel test
-	step libaccel-asan make -C libaccel test-asan
-	step libaccel-tsan make -C libaccel test-tsan
+	libaccel_suite inproc test
+	libaccel_suite asan test-asan
+	libaccel_suite tsan test-tsan
 fi
 
 # 3. accelctl on fixtures.

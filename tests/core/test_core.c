@@ -166,7 +166,7 @@ TEST(wait_captures_point_at_enqueue)
 	struct as_event ev;
 	struct as_entry n1 = { 0 }, rec1, wait, n2 = { 0 }, rec2;
 
-	as_event_init(&ev, 0);
+	as_event_init(&ev, ACCEL_EVENT_TIMING);
 	as_enqueue(&ta, &qa, &n1, &rel);		/* A:1 nop */
 	rec1 = mk_ev(ACCEL_OP_EVENT_RECORD, &ev, 0);
 	as_enqueue(&ta, &qa, &rec1, &rel);		/* A:2 record */
