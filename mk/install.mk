@@ -204,3 +204,21 @@ dkms-check: dkms-deps
 	if [ -e "$$tree/$(DKMS_NAME)" ]; then echo "not ok - dkms remove left $$tree/$(DKMS_NAME)"; rc=1; \
 	else echo "ok - dkms remove --all"; fi; \
 	exit $$rc
+
+# ------------------------------------------------------- VM udev test
+
+# The payload part of the udev rule's VM test (tests/install/vm-udev.sh):
+#   $(VM_UDEV_OUT)/bin/runas-open   static helper (tests/install/runas.c)
+#   $(VM_UDEV_OUT)/bin/vm-udev.sh   the test
+#   $(VM_UDEV_OUT)/udev/60-accelstream.rules   the rule it applies
+# Copy both directories into a scripts/vm payload.
+VM_UDEV_OUT ?= $(INST_TOP)/build/install-vm
+CC ?= cc
+
+.PHONY: install-vm-payload
+install-vm-payload:
+	@mkdir -p '$(VM_UDEV_OUT)/bin' '$(VM_UDEV_OUT)/udev'
+	$(CC) -static -O2 -Wall -Wextra -Werror -I'$(INST_TOP)/uapi' \
+		-o '$(VM_UDEV_OUT)/bin/runas-open' '$(INST_TOP)/tests/install/runas.c'
+	install -m 0755 '$(INST_TOP)/tests/install/vm-udev.sh' '$(VM_UDEV_OUT)/bin/vm-udev.sh'
+	install -m 0644 '$(INST_TOP)/udev/60-accelstream.rules' '$(VM_UDEV_OUT)/udev/60-accelstream.rules'

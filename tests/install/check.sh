@@ -9,6 +9,7 @@
 # Usage: tests/install/check.sh            (from anywhere)
 # Environment: PREFIX (default /usr/local), KVER (default: what
 #   mk/install.mk picks), KEEP=1 keeps the DESTDIR for a look.
+# shellcheck disable=SC2001 # sed over multi-line diagnostics
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
