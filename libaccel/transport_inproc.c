@@ -8,6 +8,10 @@
  * waiting, and one worker thread per stream as the copy engine (in order
  * per stream, concurrent across streams).
  *
+ * It also serves the executor protocol (ACCEL_IOC_EXEC_*) the way
+ * driver/as_exec.c does: while an executor is attached the workers run
+ * nothing, and the executor fetches and completes instead.
+ *
  * Lock order: there is one lock per context (ip_ctx.lock). Workers drop it
  * around the memcpy of a COPY; the entry's region references keep both
  * sides alive meanwhile.
@@ -35,6 +39,7 @@ enum ip_region_kind {
 	IP_REGION_USER,		/* a registered user range */
 	IP_REGION_HOST,		/* ACCEL_MEM_HOST, a memfd the user maps */
 	IP_REGION_DEVICE,	/* ACCEL_MEM_DEVICE, anonymous memory */
+	IP_REGION_EXTERNAL,	/* ACCEL_MEM_EXTERNAL: an executor's range */
 };
 
 struct ip_node {
@@ -48,7 +53,7 @@ struct ip_region {
 	enum ip_region_kind kind;
 	/* Where the engine reads and writes: the user range or our view. */
 	unsigned char *base;
-	u64 addr;		/* USER: the registered address */
+	u64 addr;		/* USER, EXTERNAL: the registered address */
 	size_t map_len;		/* HOST, DEVICE: length of our mapping */
 	int memfd;		/* HOST: backing file, mapped by the user */
 	bool locked;
@@ -66,6 +71,7 @@ struct ip_stream {
 	bool dead;		/* handle destroyed */
 	bool exited;		/* worker returned */
 	bool reap;		/* on the reap list: join and free */
+	bool copying;		/* the worker is in a memcpy, lock dropped */
 };
 
 struct ip_event {
@@ -88,6 +94,8 @@ struct ip_ctx {
 	pthread_cond_t cond;
 	pid_t pid;
 	bool closing;
+	/* A userspace executor is attached: the workers run nothing. */
+	bool executor;
 	struct ip_idr regions, streams, events;
 	/* Every object until it is freed, live or waiting for references. */
 	struct ip_node all_regions, all_streams, all_events;
@@ -220,6 +228,8 @@ static void region_free_locked(struct ip_ctx *c, struct ip_region *r)
 		munmap(r->base, r->map_len);
 		c->device_bytes -= r->map_len;
 		break;
+	case IP_REGION_EXTERNAL:
+		break;
 	}
 	node_del(&r->node);
 	free(r);
@@ -279,9 +289,20 @@ static void retire_locked(struct ip_stream *s, int status)
 	struct as_entry *e;
 
 	e = as_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
+	if (s->tl.fetched < s->tl.completed)
+		s->tl.fetched = s->tl.completed;
 	free(e);
 	process_release(c, &rel);
 	pthread_cond_broadcast(&c->cond);
+}
+
+static bool entry_external(const struct as_entry *e)
+{
+	return e->desc.op == ACCEL_OP_COPY &&
+	       (container_of(e->dst, struct ip_region, core)->kind ==
+		IP_REGION_EXTERNAL ||
+		container_of(e->src, struct ip_region, core)->kind ==
+		IP_REGION_EXTERNAL);
 }
 
 static void *stream_worker(void *arg)
@@ -304,6 +325,11 @@ static void *stream_worker(void *arg)
 			retire_locked(s, -ECANCELED);
 			continue;
 		}
+		/* The executor fetches and completes; we only wait. */
+		if (c->executor) {
+			pthread_cond_wait(&c->cond, &c->lock);
+			continue;
+		}
 		/* Behind a failure, descriptors retire without running. */
 		if (s->tl.error) {
 			retire_locked(s, s->tl.error);
@@ -318,6 +344,11 @@ static void *stream_worker(void *arg)
 			retire_locked(s, ready);
 			continue;
 		}
+		if (entry_external(e)) {
+			/* Only an executor can reach its memory. */
+			retire_locked(s, -ENXIO);
+			continue;
+		}
 		if (e->desc.op == ACCEL_OP_COPY && e->desc.length) {
 			struct ip_region *dst = container_of(e->dst,
 							     struct ip_region, core);
@@ -326,9 +357,11 @@ static void *stream_worker(void *arg)
 			unsigned char *d = dst->base + e->desc.dst_offset;
 			const unsigned char *from = src->base + e->desc.src_offset;
 
+			s->copying = true;
 			pthread_mutex_unlock(&c->lock);
 			memmove(d, from, e->desc.length);
 			pthread_mutex_lock(&c->lock);
+			s->copying = false;
 		} else {
 			as_entry_execute(e);
 		}
@@ -355,7 +388,8 @@ static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
 	info->abi_version = ACCEL_ABI_VERSION;
 	info->caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
 		     ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
-		     ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE;
+		     ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE |
+		     ACCEL_CAP_EXECUTOR;
 	info->max_streams = AS_MAX_STREAMS;
 	info->max_events = AS_MAX_EVENTS;
 	info->max_regions = AS_MAX_REGIONS;
@@ -370,6 +404,48 @@ static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
 	return 0;
 }
 
+/* An executor's address range: bounds only, nothing locked or charged. */
+static int ip_mem_register_external(struct ip_ctx *c,
+				    struct accel_mem_register *r)
+{
+	struct ip_region *reg;
+	struct ip_node *n;
+	int ret;
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	node_init(&reg->node);
+	reg->kind = IP_REGION_EXTERNAL;
+	reg->addr = r->addr;
+	reg->core.size = r->size;
+	reg->core.flags = r->flags;
+	reg->memfd = -1;
+
+	pthread_mutex_lock(&c->lock);
+	for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
+		struct ip_region *o = container_of(n, struct ip_region, node);
+
+		if (o->kind == IP_REGION_EXTERNAL && !o->core.released &&
+		    as_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
+			ret = -EEXIST;
+			goto err_unlock;
+		}
+	}
+	ret = idr_alloc(&c->regions, reg, AS_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock;
+	node_add(&c->all_regions, &reg->node);
+	r->handle = reg->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+	free(reg);
+	return ret;
+}
+
 static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 {
 	long ps = c->page_size;
@@ -382,6 +458,8 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 	ret = as_check_mem_register(r);
 	if (ret)
 		return ret;
+	if (r->flags & ACCEL_MEM_EXTERNAL)
+		return ip_mem_register_external(c, r);
 	start = r->addr & ~(u64)(ps - 1);
 	if (r->addr + r->size > UINT64_MAX - ps)
 		return -EINVAL;
@@ -733,6 +811,10 @@ static int submit_locked(struct ip_ctx *c, u32 stream,
 		if (ret)
 			return ret;
 	}
+	for (i = 0; i < count && !c->executor; i++) {
+		if (entry_external(entries[i]))
+			return -ENXIO;
+	}
 	for (i = 0; i < count; i++) {
 		as_enqueue(&s->tl, &s->q, entries[i], &rel);
 		process_release(c, &rel);
@@ -1009,6 +1091,256 @@ out_free:
 }
 
 /* ------------------------------------------------------------------ */
+/* The executor protocol (driver/as_exec.c is the reference)           */
+/* ------------------------------------------------------------------ */
+
+static bool any_worker_copying_locked(struct ip_ctx *c)
+{
+	struct ip_node *n;
+
+	for (n = c->all_streams.next; n != &c->all_streams; n = n->next)
+		if (container_of(n, struct ip_stream, node)->copying)
+			return true;
+	return false;
+}
+
+static int ip_exec_attach(struct ip_ctx *c, struct accel_exec_attach *a)
+{
+	struct ip_node *n;
+
+	if (a->flags || a->pad)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->executor) {
+		pthread_mutex_unlock(&c->lock);
+		return -EBUSY;
+	}
+	c->executor = true;
+	/* A copy in progress finishes first: the executor starts after it. */
+	while (any_worker_copying_locked(c))
+		pthread_cond_wait(&c->cond, &c->lock);
+	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
+		struct ip_stream *s = container_of(n, struct ip_stream, node);
+
+		s->tl.fetched = s->tl.completed;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
+{
+	struct ip_node *n;
+
+	if (a->flags || a->pad)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (!c->executor) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENXIO;
+	}
+	/* What was handed out and not completed fails; the rest runs here. */
+	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
+		struct ip_stream *s = container_of(n, struct ip_stream, node);
+
+		while (s->q.count && s->tl.fetched > s->tl.completed)
+			retire_locked(s, -EIO);
+	}
+	c->executor = false;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static void exec_fill(const struct ip_stream *s, const struct as_entry *e,
+		      struct accel_exec_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->stream = s->handle;
+	it->seq = e->seq;
+	it->desc = e->desc;
+
+	switch (e->desc.op) {
+	case ACCEL_OP_COPY: {
+		const struct ip_region *d = container_of(e->dst, struct ip_region,
+							 core);
+		const struct ip_region *r = container_of(e->src, struct ip_region,
+							 core);
+		static const u32 kinds[] = {
+			[IP_REGION_USER] = ACCEL_REGION_HOST,
+			[IP_REGION_HOST] = ACCEL_REGION_HOST_ALLOC,
+			[IP_REGION_DEVICE] = ACCEL_REGION_DEVICE,
+			[IP_REGION_EXTERNAL] = ACCEL_REGION_EXTERNAL,
+		};
+
+		it->dst_kind = kinds[d->kind];
+		it->src_kind = kinds[r->kind];
+		if (d->kind == IP_REGION_USER || d->kind == IP_REGION_EXTERNAL)
+			it->dst_addr = d->addr + e->desc.dst_offset;
+		if (r->kind == IP_REGION_USER || r->kind == IP_REGION_EXTERNAL)
+			it->src_addr = r->addr + e->desc.src_offset;
+		break;
+	}
+	case ACCEL_OP_STREAM_WAIT: {
+		int st = as_point_state(&e->wait);
+
+		if (st < 0) {
+			it->status = -EIO;
+		} else if (!st) {
+			it->wait_stream = container_of(e->wait.tl,
+						       struct ip_stream, tl)->handle;
+			it->wait_seq = e->wait.seq;
+		}
+		break;
+	}
+	case ACCEL_OP_HOST_WAIT:
+		if (as_entry_ready(e) < 0)
+			it->status = -EIO;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Hand out what is fetchable, stream by stream in creation order,
+ * repeating while a pass made progress: a wait on another stream's record
+ * becomes fetchable once that record went out.
+ */
+static u32 fetch_locked(struct ip_ctx *c, struct accel_exec_item *items,
+			u32 max)
+{
+	bool progress = true;
+	u32 count = 0;
+
+	while (progress && count < max) {
+		struct ip_node *n;
+
+		progress = false;
+		for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
+			struct ip_stream *s = container_of(n, struct ip_stream,
+							   node);
+			struct as_entry *e;
+
+			if (s->tl.error)
+				continue;
+			for (e = as_queue_peek(&s->q); e; e = e->next) {
+				if (e->seq <= s->tl.fetched)
+					continue;
+				if (count == max || !as_entry_fetchable(e))
+					break;
+				exec_fill(s, e, &items[count++]);
+				s->tl.fetched = e->seq;
+				progress = true;
+			}
+		}
+	}
+	return count;
+}
+
+static int ip_exec_fetch(struct ip_ctx *c, struct accel_exec_fetch *f)
+{
+	struct accel_exec_item *items;
+	u32 count = 0;
+	int ret;
+
+	if (f->flags || f->pad || !f->items || !f->max_items ||
+	    f->max_items > AS_MAX_SUBMIT)
+		return -EINVAL;
+	items = malloc(f->max_items * sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		if (!c->executor || c->closing) {
+			ret = -ENXIO;
+			break;
+		}
+		count = fetch_locked(c, items, f->max_items);
+		if (count) {
+			ret = 0;
+			break;
+		}
+		ret = ctx_wait(c, f->timeout_ns);
+		if (ret)
+			break;
+	}
+	pthread_mutex_unlock(&c->lock);
+	/* "Copy out", outside the lock as the driver does. */
+	if (!ret)
+		memcpy((void *)(uintptr_t)f->items, items,
+		       count * sizeof(*items));
+	if (!ret || ret == -ETIME)
+		f->count = count;
+	free(items);
+	return ret;
+}
+
+static struct ip_stream *exec_stream_locked(struct ip_ctx *c, u32 handle)
+{
+	struct ip_node *n;
+
+	/* Destroyed streams still drain through the executor. */
+	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
+		struct ip_stream *s = container_of(n, struct ip_stream, node);
+
+		if (s->handle == handle)
+			return s;
+	}
+	return NULL;
+}
+
+static int exec_done_locked(struct ip_ctx *c, const struct accel_exec_done *d)
+{
+	struct ip_stream *s = exec_stream_locked(c, d->stream);
+
+	if (!s)
+		return -ENOENT;
+	if (d->status > 0 || d->seq <= s->tl.completed || d->seq > s->tl.fetched)
+		return -EINVAL;
+	while (s->tl.completed < d->seq) {
+		struct as_entry *e = as_queue_peek(&s->q);
+		int status = e->seq == d->seq ? d->status : 0;
+
+		if (!status && !s->tl.error)
+			as_entry_execute(e);
+		retire_locked(s, status);
+	}
+	/* A failed stream runs nothing more: what was not handed out goes. */
+	if (s->tl.error && s->tl.fetched == s->tl.completed) {
+		while (s->q.count)
+			retire_locked(s, -ECANCELED);
+	}
+	return 0;
+}
+
+static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
+{
+	struct accel_exec_done *done;
+	u32 i;
+	int ret = 0;
+
+	if (cm->pad || !cm->entries || !cm->count || cm->count > AS_MAX_SUBMIT)
+		return -EINVAL;
+	/* "Copy in": a bad pointer is -EFAULT, as from the driver. */
+	if (cm->entries < 4096)
+		return -EFAULT;
+	done = malloc(cm->count * sizeof(*done));
+	if (!done)
+		return -ENOMEM;
+	memcpy(done, (const void *)(uintptr_t)cm->entries,
+	       cm->count * sizeof(*done));
+	pthread_mutex_lock(&c->lock);
+	if (!c->executor)
+		ret = -ENXIO;
+	for (i = 0; !ret && i < cm->count; i++)
+		ret = exec_done_locked(c, &done[i]);
+	pthread_mutex_unlock(&c->lock);
+	free(done);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* The transport                                                       */
 /* ------------------------------------------------------------------ */
 
@@ -1056,6 +1388,14 @@ static int inproc_ioctl(struct accel_transport *tp, unsigned long cmd,
 		return ip_event_signal(c, arg);
 	case ACCEL_IOC_WAIT:
 		return ip_wait(c, arg);
+	case ACCEL_IOC_EXEC_ATTACH:
+		return ip_exec_attach(c, arg);
+	case ACCEL_IOC_EXEC_DETACH:
+		return ip_exec_detach(c, arg);
+	case ACCEL_IOC_EXEC_FETCH:
+		return ip_exec_fetch(c, arg);
+	case ACCEL_IOC_EXEC_COMPLETE:
+		return ip_exec_complete(c, arg);
 	default:
 		return -ENOTTY;
 	}
