@@ -57,7 +57,7 @@ $(DOCS_TOOLS)/.complete:
 
 htmldocs: docs-deps docs-tools
 	KDOC_WERROR=1 ACCELSTREAM_SRCTREE='$(DOCS_TOP)' ACCELSTREAM_DOCS_TOOLS='$(DOCS_TOOLS)' \
-	$(SPHINXBUILD) -b html -E -W --keep-going -q -n $(SPHINXOPTS) \
+	$(SPHINXBUILD) -b html -E -W --keep-going -q $(SPHINXOPTS) \
 		-d '$(DOCS_OUT)/.doctrees' '$(DOCS_TOP)/Documentation' '$(DOCS_OUT)'
 	@echo "docs: $(DOCS_OUT)/index.html"
 
