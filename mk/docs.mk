@@ -17,6 +17,9 @@
 # GPL-2.0 files of the kernel: they are taken at build time into
 # build/docs-tools and never committed here.
 
+# Including this file leaves the includer's default goal alone.
+_docs_goal := $(.DEFAULT_GOAL)
+
 DOCS_TOP      := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)
 LINUX_SRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
 DOCS_TOOLS    ?= $(DOCS_TOP)/build/docs-tools
@@ -78,3 +81,5 @@ kernel-doc-check: docs-tools
 
 docs-clean:
 	rm -rf '$(DOCS_OUT)' '$(DOCS_TOOLS)'
+
+.DEFAULT_GOAL := $(_docs_goal)

@@ -21,6 +21,9 @@
 #   installed, else the newest Debian amd64 kernel under /boot)
 #   UDEVRULESDIR=/etc/udev/rules.d   MODULEDIR=/lib/modules/$(KVER)/updates
 
+# Including this file leaves the includer's default goal alone.
+_install_goal := $(.DEFAULT_GOAL)
+
 INST_TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)
 
 PREFIX       ?= /usr/local
@@ -222,3 +225,5 @@ install-vm-payload:
 		-o '$(VM_UDEV_OUT)/bin/runas-open' '$(INST_TOP)/tests/install/runas.c'
 	install -m 0755 '$(INST_TOP)/tests/install/vm-udev.sh' '$(VM_UDEV_OUT)/bin/vm-udev.sh'
 	install -m 0644 '$(INST_TOP)/udev/60-accelstream.rules' '$(VM_UDEV_OUT)/udev/60-accelstream.rules'
+
+.DEFAULT_GOAL := $(_install_goal)
