@@ -1,2 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fault_inject: take every allocation failure path of accelstream.
+ *
+ * For each operation (open, register, alloc host/device, mmap of a host
+ * allocation, stream and event creation, submit, event record, wait) the
+ * test sweeps /proc/thread-self/fail-nth: with N = 1, 2, ... the N-th
+ * allocation the calling task makes inside the operation fails, until an
+ * operation runs without reaching its N-th allocation. failslab covers
+ * kmalloc/kvmalloc/xarray/slab caches; a second sweep with fail_page_alloc
+ * covers the driver's own page allocations (host and device memory).
+ * Every injected failure must make the call fail with the documented errno
+ * (-ENOMEM) or succeed (an allocation with a fallback), must leave the
+ * context's counts as they were (nothing half-built stays behind), and the
+ * same call without injection must then work. A last pass uses the
+ * classic probability/times/task-filter knobs with make-it-fail.
+ * After each operation: the file is closed, the debugfs summary is back to
+ * zero and the FOLL_PIN counters balance.
+ *
+ * Fault attributes get verbose=0: no "FAULT_INJECTION: forcing a failure"
+ * lines or stack dumps in dmesg. Needs CONFIG_FAULT_INJECTION_DEBUG_FS,
+ * FAILSLAB and FAIL_PAGE_ALLOC (the debug kernel); skips elsewhere.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "fault_util.h"
-int main(void){tap_header(1);tap_skip_result("stub","todo");return tap_totals();}
+
+#define FS	"/sys/kernel/debug/failslab"
+#define FP	"/sys/kernel/debug/fail_page_alloc"
+#define MAX_NTH	400
+
+static int nth_fd = -1;
+static long total_taken;
+
+static void attr(const char *dir, const char *name, const char *val)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (write_file(p, val))
+		printf("# cannot write %s to %s\n", val, p);
+}
+
+static void nth_arm(unsigned int n)
+{
+	char b[16];
+	int len = snprintf(b, sizeof(b), "%u", n);
+
+	if (pwrite(nth_fd, b, len, 0) != len)
+		printf("# fail-nth write: %s\n", strerror(errno));
+}
+
+/* Disarm; return whether the armed fault fired. */
+static bool nth_disarm(void)
+{
+	char b[16] = "";
+	bool fired;
+
+	if (pread(nth_fd, b, sizeof(b) - 1, 0) < 0)
+		return false;
+	fired = atoi(b) == 0;
+	if (pwrite(nth_fd, "0", 1, 0) != 1)
+		printf("# fail-nth reset: %s\n", strerror(errno));
+	return fired;
+}
+
+/* Sweep targets slab allocations only, or page allocations only. */
+static void mode_slab(void)
+{
+	attr(FS, "ignore-gfp-wait", "N");
+	attr(FP, "ignore-gfp-wait", "Y");
+	attr(FP, "min-order", "11");	/* no page allocation qualifies */
+}
+
+static void mode_page(void)
+{
+	attr(FS, "ignore-gfp-wait", "Y");	/* GFP_KERNEL slab ignored */
+	attr(FP, "ignore-gfp-wait", "N");
+	attr(FP, "ignore-gfp-highmem", "N");
+	attr(FP, "min-order", "0");
+}
+
+/* ---- context counts from debugfs ------------------------------------- */
+
+struct counts {
+	long long streams, events, regions, queued, pinned, device;
+};
+
+/* The line of /sys/kernel/debug/accelstream/contexts for our pid. */
+static int ctx_counts(struct counts *c)
+{
+	char buf[8192], *line;
+	int pid = getpid();
+
+	if (read_file("/sys/kernel/debug/accelstream/contexts", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		int id, p;
+
+		if (sscanf(line, "%d %d %lld %lld %lld %lld %lld %lld", &id, &p,
+			   &c->streams, &c->events, &c->regions, &c->queued,
+			   &c->pinned, &c->device) == 8 && p == pid)
+			return 0;
+	}
+	return -1;
+}
+
+/* ---- the operations under test ------------------------------------------ */
+
+struct env {
+	int fd;
+	void *user;		/* prefaulted user memory to register */
+	size_t user_len;
+	uint32_t stream, ev, uev, host, dev;
+	uint64_t host_off;
+	uint32_t made;		/* handle created by the op, to undo */
+	void *map;
+};
+
+/* Each returns 0 or -errno; on success it records what to undo. */
+typedef int (*op_fn)(struct env *e);
+
+static int op_open(struct env *e)
+{
+	int fd = as_open_dev();
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+static int op_register(struct env *e)
+{
+	return as_register(e->fd, e->user, e->user_len, 0, &e->made);
+}
+
+static int op_register_ro(struct env *e)
+{
+	return as_register(e->fd, (char *)e->user + 100, e->user_len - 200,
+			   ACCEL_MEM_READONLY, &e->made);
+}
+
+static int op_alloc_host(struct env *e)
+{
+	return as_alloc(e->fd, 16 * PG, ACCEL_MEM_HOST, &e->made, NULL);
+}
+
+static int op_alloc_dev(struct env *e)
+{
+	return as_alloc(e->fd, 16 * PG, ACCEL_MEM_DEVICE, &e->made, NULL);
+}
+
+static int op_stream(struct env *e)
+{
+	return as_stream(e->fd, &e->made);
+}
+
+static int op_event(struct env *e)
+{
+	return as_event(e->fd, ACCEL_EVENT_TIMING, &e->made);
+}
+
+static int op_uevent(struct env *e)
+{
+	return as_event(e->fd, ACCEL_EVENT_USER, &e->made);
+}
+
+static int op_submit(struct env *e)
+{
+	struct accel_desc d[6];
+	uint64_t seq;
+	int r;
+
+	d[0] = as_copy_desc(e->host, 0, e->dev, 0, 8 * PG);
+	d[1] = as_copy_desc(e->dev, 8 * PG, e->host, 0, 8 * PG);
+	d[2] = as_ev_desc(ACCEL_OP_EVENT_RECORD, e->ev, 0);
+	d[3] = as_ev_desc(ACCEL_OP_STREAM_WAIT, e->ev, 0);
+	d[4] = as_ev_desc(ACCEL_OP_HOST_SIGNAL, e->uev, 1);
+	d[5] = as_ev_desc(ACCEL_OP_NOP, 0, 0);
+	r = as_submit(e->fd, e->stream, d, 6, &seq);
+	return r;
+}
+
+static int op_record(struct env *e)
+{
+	struct accel_event_record rec = { .event = e->ev, .stream = e->stream };
+
+	return as_ioctl(e->fd, ACCEL_IOC_EVENT_RECORD, &rec);
+}
+
+static int op_wait(struct env *e)
+{
+	struct accel_wait_entry ent[2] = {
+		{ .event = e->ev }, { .event = e->uev, .value = 0 },
+	};
+	struct accel_wait w = {
+		.entries = (uintptr_t)ent, .count = 2, .flags = ACCEL_WAIT_ALL,
+		.timeout_ns = deadline_ms(1000),
+	};
+
+	return as_ioctl(e->fd, ACCEL_IOC_WAIT, &w);
+}
+
+static int op_mmap(struct env *e)
+{
+	void *p = mmap(NULL, 16 * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       e->fd, (off_t)e->host_off);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	e->map = p;
+	return 0;
+}
+
+static void undo(struct env *e, int which)
+{
+	switch (which) {
+	case 1: case 2: case 3: case 4:
+		as_release_mem(e->fd, e->made, 0);
+		break;
+	case 5:
+		as_stream_destroy(e->fd, e->made);
+		break;
+	case 6: case 7:
+		as_event_destroy(e->fd, e->made);
+		break;
+	case 8: case 9:
+		as_sync(e->fd, e->stream, 0, deadline_ms(5000));
+		break;
+	case 11:
+		munmap(e->map, 16 * PG);
+		break;
+	}
+	e->made = 0;
+	e->map = NULL;
+}
+
+static const struct {
+	const char *name;
+	op_fn fn;
+	bool page_sweep;	/* also sweep fail_page_alloc */
+} ops[] = {
+	{ "open", op_open, false },
+	{ "mem_register", op_register, false },
+	{ "mem_register_ro", op_register_ro, false },
+	{ "mem_alloc_host", op_alloc_host, true },
+	{ "mem_alloc_device", op_alloc_dev, true },
+	{ "stream_create", op_stream, false },
+	{ "event_create", op_event, false },
+	{ "event_create_user", op_uevent, false },
+	{ "submit", op_submit, false },
+	{ "event_record", op_record, false },
+	{ "wait", op_wait, false },
+	{ "mmap_host", op_mmap, false },
+};
+#define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
+
+static int env_setup(struct env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->fd = as_open_dev();
+	if (e->fd < 0)
+		return e->fd;
+	e->user_len = 64 * PG;
+	e->user = map_anon(e->user_len);
+	if (!e->user)
+		return -ENOMEM;
+	if (as_stream(e->fd, &e->stream) || as_event(e->fd, ACCEL_EVENT_TIMING, &e->ev) ||
+	    as_event(e->fd, ACCEL_EVENT_USER, &e->uev) ||
+	    as_alloc(e->fd, 16 * PG, ACCEL_MEM_HOST, &e->host, &e->host_off) ||
+	    as_alloc(e->fd, 16 * PG, ACCEL_MEM_DEVICE, &e->dev, NULL) ||
+	    as_signal(e->fd, e->uev, 1))
+		return -EIO;
+	return 0;
+}
+
+static void env_teardown(struct env *e)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	if (e->user)
+		munmap(e->user, e->user_len);
+	e->fd = -1;
+	e->user = NULL;
+}
+
+/*
+ * Sweep fail-nth over op @i. Returns the number of injected faults taken;
+ * *bad counts calls that broke a rule.
+ */
+static int sweep(int i, bool page, int *bad, int *enomem, int *passed)
+{
+	struct env e;
+	struct counts before, after;
+	unsigned int n;
+	int taken = 0, r, warm;
+
+	*bad = *enomem = *passed = 0;
+	if (env_setup(&e)) {
+		printf("# %s: setup failed\n", ops[i].name);
+		env_teardown(&e);
+		(*bad)++;
+		return 0;
+	}
+	/* Warm the slab caches the op uses, so refills are rare. */
+	for (warm = 0; warm < 4; warm++)
+		if (!ops[i].fn(&e))
+			undo(&e, i);
+	for (n = 1; n <= MAX_NTH; n++) {
+		bool fired, have = !ctx_counts(&before);
+
+		nth_arm(n);
+		r = ops[i].fn(&e);
+		fired = nth_disarm();
+		if (fired)
+			taken++;
+		if (r == -ENOMEM)
+			(*enomem)++;
+		else if (!r)
+			(*passed)++;
+		if (r && r != -ENOMEM) {
+			(*bad)++;
+			printf("# %s: fail-nth %u (%s): returned %d (%s), not -ENOMEM\n",
+			       ops[i].name, n, page ? "page" : "slab", r, strerror(-r));
+		}
+		if (r && !fired) {
+			(*bad)++;
+			printf("# %s: fail-nth %u: failed %d without a fault\n",
+			       ops[i].name, n, r);
+		}
+		if (!r)
+			undo(&e, i);
+		if (i == 8 || i == 9)	/* let queued work retire */
+			as_sync(e.fd, e.stream, 0, deadline_ms(5000));
+		if (have && !ctx_counts(&after) &&
+		    memcmp(&before, &after, sizeof(before))) {
+			(*bad)++;
+			printf("# %s: fail-nth %u: context counts changed: streams %lld->%lld "
+			       "events %lld->%lld regions %lld->%lld queued %lld->%lld "
+			       "pinned %lld->%lld device %lld->%lld\n", ops[i].name, n,
+			       before.streams, after.streams, before.events, after.events,
+			       before.regions, after.regions, before.queued, after.queued,
+			       before.pinned, after.pinned, before.device, after.device);
+		}
+		/* the same call without a fault works */
+		r = ops[i].fn(&e);
+		if (r) {
+			(*bad)++;
+			printf("# %s: after fail-nth %u the plain call failed: %d\n",
+			       ops[i].name, n, r);
+		} else {
+			undo(&e, i);
+		}
+		if (!fired)
+			break;		/* fewer than n allocations: done */
+	}
+	env_teardown(&e);
+	return taken;
+}
+
+/* The classic knobs: task filter, make-it-fail, probability, times. */
+static int random_pass(int *bad, long *calls)
+{
+	struct env e;
+	int k, r, taken;
+	char b[32];
+
+	*bad = 0;
+	*calls = 0;
+	if (env_setup(&e)) {
+		env_teardown(&e);
+		(*bad)++;
+		return 0;
+	}
+	mode_slab();
+	attr(FS, "task-filter", "Y");
+	attr(FS, "probability", "25");
+	attr(FS, "interval", "1");
+	attr(FS, "space", "0");
+	attr(FS, "times", "100");
+	write_file("/proc/thread-self/make-it-fail", "1");
+	for (k = 0; k < 2000; k++) {
+		int which = 1 + k % 11;
+
+		r = ops[which].fn(&e);
+		(*calls)++;
+		if (r && r != -ENOMEM) {
+			(*bad)++;
+			printf("# random: %s returned %d\n", ops[which].name, r);
+		}
+		if (!r)
+			undo(&e, which);
+		if (which == 8 || which == 9)
+			as_sync(e.fd, e.stream, 0, deadline_ms(5000));
+	}
+	write_file("/proc/thread-self/make-it-fail", "0");
+	read_file(FS "/times", b, sizeof(b));
+	taken = 100 - atoi(b);
+	attr(FS, "probability", "0");
+	attr(FS, "times", "1");
+	attr(FS, "task-filter", "N");
+	env_teardown(&e);
+	return taken;
+}
+
+int main(void)
+{
+	int i, bad, enomem, passed, taken, plan;
+	char name[128];
+	long calls;
+
+	plan = 2 * NOPS + 6;
+	tap_header(plan);
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0 || access(FS "/probability", W_OK) ||
+	    access(FP "/probability", W_OK)) {
+		printf("# no fail-nth or failslab/fail_page_alloc debugfs: not a fault-injection kernel\n");
+		for (i = 0; i < plan; i++)
+			tap_skip_result("fault_inject", "needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, debugfs");
+		tap_totals();
+		return 4;
+	}
+	/* Quiet: no dmesg lines, no stack dumps. */
+	attr(FS, "verbose", "0");
+	attr(FP, "verbose", "0");
+	attr(FS, "probability", "0");
+	attr(FP, "probability", "0");
+	attr(FS, "task-filter", "N");
+	attr(FP, "task-filter", "N");
+	{
+		struct as_summary s0;
+
+		if (summary_read(&s0) || !summary_zero(&s0))
+			printf("# summary not zero at start\n");
+	}
+
+	for (i = 0; i < NOPS; i++) {
+		mode_slab();
+		taken = sweep(i, false, &bad, &enomem, &passed);
+		total_taken += taken;
+		printf("# fault: %s slab: taken=%d enomem=%d succeeded=%d\n",
+		       ops[i].name, taken, enomem, passed);
+		snprintf(name, sizeof(name), "failslab %s", ops[i].name);
+		tap_result(!bad && taken > 0, name,
+			   "%d faults taken, %d -ENOMEM, %d problems", taken, enomem, bad);
+		if (!ops[i].page_sweep) {
+			snprintf(name, sizeof(name), "fail_page_alloc %s", ops[i].name);
+			tap_skip_result(name, "no page allocation of its own");
+			continue;
+		}
+		mode_page();
+		taken = sweep(i, true, &bad, &enomem, &passed);
+		total_taken += taken;
+		printf("# fault: %s page: taken=%d enomem=%d succeeded=%d\n",
+		       ops[i].name, taken, enomem, passed);
+		snprintf(name, sizeof(name), "fail_page_alloc %s", ops[i].name);
+		tap_result(!bad && taken >= 16, name,
+			   "%d faults taken, %d -ENOMEM, %d problems", taken, enomem, bad);
+	}
+	mode_slab();
+	attr(FP, "min-order", "1");
+	attr(FP, "ignore-gfp-wait", "Y");
+	attr(FP, "ignore-gfp-highmem", "Y");
+	attr(FS, "ignore-gfp-wait", "Y");
+	check_leftovers("after the fail-nth sweeps", 5000);
+
+	taken = random_pass(&bad, &calls);
+	total_taken += taken;
+	printf("# fault: random pass: calls=%ld taken=%d\n", calls, taken);
+	tap_result(!bad && taken > 0, "failslab probability/times/task-filter pass",
+		   "%ld calls, %d faults taken, %d problems", calls, taken, bad);
+	attr(FS, "ignore-gfp-wait", "Y");
+	check_leftovers("after the random pass", 5000);
+	printf("# fault: injected faults taken=%ld\n", total_taken);
+	tap_result(total_taken > 0, "faults were injected", "%ld", total_taken);
+	return tap_totals();
+}
