@@ -10,12 +10,17 @@
 
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 
+# The default goal, before the fragments below define targets of their own.
+all:
+
 include mk/vm.mk
+include mk/docs.mk
+include mk/install.mk
 
 KDIR ?= $(VM_KDIR)
 KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt)
 
-.PHONY: all module unit check run clean help deps
+.PHONY: all module unit check run clean help deps fuzz
 
 all: module
 	$(MAKE) -C libaccel

@@ -48,6 +48,7 @@ struct as_point {
  * struct as_region - the core's view of a region
  * @size: bytes a descriptor may address, from offset 0.
  * @flags: ACCEL_MEM_* flags of the region.
+ * @pad: keeps @inflight aligned; unused.
  * @inflight: queued descriptors that name this region (twice if both
  *	sides of a copy).
  * @released: the handle is gone; the shell frees the region when

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -168,14 +169,23 @@ void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
 	struct as_event_obj *ev, *etmp;
 	struct as_batch *b, *btmp;
 
-	list_for_each_entry_safe(b, btmp, &fl->batches, free_node)
+	/* A context may hold tens of thousands of objects: yield as we go. */
+	list_for_each_entry_safe(b, btmp, &fl->batches, free_node) {
 		kvfree(b);
-	list_for_each_entry_safe(s, stmp, &fl->streams, free_node)
+		cond_resched();
+	}
+	list_for_each_entry_safe(s, stmp, &fl->streams, free_node) {
 		kfree(s);
-	list_for_each_entry_safe(m, mtmp, &fl->regions, free_node)
+		cond_resched();
+	}
+	list_for_each_entry_safe(m, mtmp, &fl->regions, free_node) {
 		as_mem_free(ctx, m);
-	list_for_each_entry_safe(ev, etmp, &fl->events, free_node)
+		cond_resched();
+	}
+	list_for_each_entry_safe(ev, etmp, &fl->events, free_node) {
 		kfree(ev);
+		cond_resched();
+	}
 	as_freelist_init(fl);
 }
 

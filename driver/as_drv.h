@@ -134,7 +134,7 @@ enum as_mem_kind {
  * @ctx: the owning context.
  * @kind: an &enum as_mem_kind.
  * @addr: AS_MEM_USER, AS_MEM_EXTERNAL: the registered address.
- * @first_off: byte offset of region offset 0 in @pages[0].
+ * @first_off: byte offset of region offset 0 in the first of @pages.
  * @pages: the pages backing the region.
  * @npages: number of @pages.
  * @maps: mmap(2) calls in progress; the region is not freed while set.

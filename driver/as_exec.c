@@ -4,6 +4,8 @@
  * CUDA executor in libaccel, say) fetches descriptors in order per stream
  * and reports them done; retiring, unpinning and waking stay here.
  */
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 

@@ -5,7 +5,8 @@
 #   1. unit tests of the pure core (userspace, ASan+UBSan)
 #   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan)
 #   3. accelctl's parser and fixture tests
-#   4. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
+#   4. the documentation (Sphinx, kernel-doc), make install and DKMS
+#   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
 #      warnings, then one VM boot running the kselftest suites, the libaccel
 #      suite over the kernel transport and accelctl's own tests
 # Every step's TAP lands in build/results/; the last line printed is the
@@ -56,6 +57,7 @@ build() {
 
 sets="vm build"
 case " $KERNELS " in *" rt "*) sets="$sets rt" ;; esac
+case " $KERNELS " in *" debug "*) sets="$sets debug" ;; esac
 say "packages: $sets"
 scripts/deps.sh $sets || { echo "check: installing packages failed" >&2; exit 1; }
 
@@ -98,7 +100,13 @@ if [ -f tools/accelctl/Makefile ]; then
 	step accelctl-host make -C tools/accelctl test
 fi
 
-# 4. The real module, per kernel.
+# 4. Documentation, kernel-doc and installing.
+step htmldocs make htmldocs
+step kernel-doc make kernel-doc-check
+step install make install-check
+step dkms make dkms-check
+
+# 5. The real module, per kernel.
 vm_payload() {
 	local kernel=$1 p=$2 kdir
 	kdir=$(scripts/vm/kernel.sh --no-image "$kernel" | sed -n 's/^KDIR=//p')
@@ -114,6 +122,7 @@ vm_payload() {
 		make -C tools/accelctl bundle O="$ROOT/build/accelctl" || return 1
 		cp -r "$ROOT/build/accelctl/bundle/." "$p/"
 	fi
+	make install-vm-payload VM_UDEV_OUT="$p" || return 1
 	{
 		echo "load accelctl load /payload/modules/accelstream.ko"
 		for t in $(sed -n 's/^TEST_GEN_PROGS := //p' selftests/accelstream/Makefile); do
@@ -128,6 +137,7 @@ vm_payload() {
 		if [ -x "$p/bin/vm-accelctl.sh" ]; then
 			echo "accelctl ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko sh /payload/bin/vm-accelctl.sh"
 		fi
+		echo "install-udev ACCEL_KO=/payload/modules/accelstream.ko sh /payload/bin/vm-udev.sh"
 	} > "$p/tests.list"
 }
 

@@ -70,7 +70,9 @@
 #define ACCEL_ABI_VERSION		1
 
 /** @ACCEL_TIMEOUT_INFINITE: wait without a deadline. */
+#ifndef ACCEL_TIMEOUT_INFINITE
 #define ACCEL_TIMEOUT_INFINITE		(~(__u64)0)
+#endif
 
 /* Capability bits of accel_info.caps. */
 /** @ACCEL_CAP_SOFT_ENGINE: the in-kernel CPU copy engine runs the queues. */
@@ -137,11 +139,7 @@ struct accel_info {
 #define ACCEL_MEM_HOST			(1U << 1)
 /** @ACCEL_MEM_DEVICE: alloc: device memory. */
 #define ACCEL_MEM_DEVICE		(1U << 2)
-/**
- * @ACCEL_MEM_EXTERNAL: register: an opaque range of an executor's address
- * space (a cudaMalloc pointer, say). Nothing is pinned or charged; only an
- * attached executor can run copies that name it.
- */
+/** @ACCEL_MEM_EXTERNAL: register: an executor's opaque range, not pinned. */
 #define ACCEL_MEM_EXTERNAL		(1U << 3)
 
 /**
@@ -160,8 +158,10 @@ struct accel_info {
  * ``-EFAULT`` part of the range is not mapped, or is VM_IO/VM_PFNMAP, or is
  * not writable without %ACCEL_MEM_READONLY; ``-ENOMEM`` past
  * RLIMIT_MEMLOCK or @max_pinned_bytes, or out of memory; ``-ENOSPC`` too
- * many regions. With %ACCEL_MEM_EXTERNAL nothing is pinned, and the range
- * only has to not overlap another external range (``-EEXIST``).
+ * many regions. With %ACCEL_MEM_EXTERNAL the range is an opaque part of an
+ * executor's address space (a cudaMalloc pointer, say): nothing is pinned
+ * or charged, only an attached executor can run copies that name it, and
+ * the range only has to not overlap another external range (``-EEXIST``).
  */
 struct accel_mem_register {
 	__u64 addr;
@@ -183,7 +183,8 @@ struct accel_mem_register {
  * @max_pinned_bytes; device allocations against @max_device_bytes.
  *
  * Errors: ``-EINVAL`` zero size or bad flags; ``-ENOMEM`` past a limit
- * (or above 2^46 bytes) or out of memory; ``-ENOSPC`` too many regions.
+ * (or above 2^46 bytes) or out of memory; ``-ENOSPC`` too many regions;
+ * ``-EINTR`` a fatal signal arrived while the pages were allocated.
  */
 struct accel_mem_alloc {
 	__u64 size;
@@ -521,7 +522,8 @@ struct accel_wait_entry {
  *
  * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` bad count, flags or
  * entry; ``-EFAULT`` bad @entries; ``-ETIME`` deadline passed; ``-EIO``
- * an entry failed; ``-EINTR`` a signal arrived (restarted where allowed).
+ * an entry failed; ``-EINTR`` a signal arrived (restarted where allowed);
+ * ``-ENOMEM``.
  */
 struct accel_wait {
 	__u64 entries;

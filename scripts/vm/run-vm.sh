@@ -153,7 +153,11 @@ cmdline="console=ttyS0 oops=panic panic=-1 panic_on_warn=0 quiet loglevel=4 noka
 # ttyS0 = console file, ttyS1 = TAP file.  (-nographic would add its own
 # stdio serial/monitor, so it is not used.)
 # shellcheck disable=SC2054  # commas are QEMU option syntax
-qemu=(qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp "$VM_SMP" -nodefaults
+# One socket per CPU: a kernel without ACPI (the debug kernel) only finds
+# the CPUs of separate sockets, through the MP table.
+smp=$VM_SMP
+case $smp in *[!0-9]*) ;; *) smp="$smp,sockets=$smp,cores=1" ;; esac
+qemu=(qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp "$smp" -nodefaults
 	-display none -monitor none -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$console" -serial "file:$tapf"

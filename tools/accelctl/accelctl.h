@@ -3,7 +3,7 @@
  * accelctl: the admin tool of accelstream.
  *
  * Everything accelctl knows about the driver comes from the files named in
- * Documentation/driver-api/accelstream-debugfs.txt; module loading and
+ * Documentation/admin-guide/accelstream.rst (Inspecting: accelctl and debugfs); module loading and
  * unloading go through libkmod.
  *
  * Copyright (C) 2026 The accelstream authors

@@ -404,7 +404,7 @@ void accelctl_debugfs_error(const struct accelctl_roots *roots,
 			     roots->debugfs, ACCELCTL_MODULE, name);
 		break;
 	case EBADMSG:
-		accelctl_err("%s/%s/%s line %d: unexpected format (accelctl %s reads the layout of accelstream-debugfs.txt)",
+		accelctl_err("%s/%s/%s line %d: unexpected format (accelctl %s reads the layout in Documentation/admin-guide/accelstream.rst)",
 			     roots->debugfs, ACCELCTL_MODULE, name, badline,
 			     ACCELCTL_VERSION);
 		break;
