@@ -411,13 +411,96 @@ static int random_pass(int *bad, long *calls)
 	return taken;
 }
 
+/*
+ * Handle publication (xa_insert) only allocates when a handle crosses into
+ * a new xarray node, and it retries a failed GFP_NOWAIT allocation with
+ * GFP_KERNEL: one failure never reaches the driver's unwinding after
+ * as_handle_publish(). So: move the context's next handle to the last slot
+ * of a node, then fail two consecutive allocations (times=2) after
+ * skipping a swept number of bytes (space), with the task filter.
+ * Returns faults taken; *bad counts rule violations; *enomem the calls
+ * that failed.
+ */
+static int xa_pass(int *bad, int *enomem, int *calls)
+{
+	static const int which[] = { 1, 3, 4, 5, 6 };
+	struct counts before, after;
+	struct env e;
+	uint32_t h = 0;
+	int k, space, taken = 0, r;
+	char b[32];
+
+	*bad = *enomem = *calls = 0;
+	if (env_setup(&e)) {
+		env_teardown(&e);
+		(*bad)++;
+		return 0;
+	}
+	mode_slab();
+	attr(FS, "task-filter", "Y");
+	attr(FS, "probability", "100");
+	attr(FS, "interval", "1");
+	for (space = 1; space <= 2049; space += 128) {
+		for (k = 0; k < (int)(sizeof(which) / sizeof(which[0])); k++) {
+			/* burn handles up to the last slot of a node */
+			do {
+				if (as_event(e.fd, 0, &h)) {
+					(*bad)++;
+					goto out;
+				}
+			} while ((h + 1) % 64);
+			ctx_counts(&before);
+			snprintf(b, sizeof(b), "%d", space);
+			attr(FS, "space", b);
+			attr(FS, "times", "2");
+			write_file("/proc/thread-self/make-it-fail", "1");
+			r = ops[which[k]].fn(&e);
+			write_file("/proc/thread-self/make-it-fail", "0");
+			read_file(FS "/times", b, sizeof(b));
+			taken += 2 - atoi(b);
+			attr(FS, "times", "0");
+			(*calls)++;
+			if (r == -ENOMEM)
+				(*enomem)++;
+			else if (r) {
+				(*bad)++;
+				printf("# xa: %s space %d: %d\n", ops[which[k]].name, space, r);
+			}
+			if (!r)
+				undo(&e, which[k]);
+			if (!ctx_counts(&after) && r && memcmp(&before, &after, sizeof(before))) {
+				(*bad)++;
+				printf("# xa: %s space %d: counts changed (regions %lld->%lld "
+				       "streams %lld->%lld events %lld->%lld pinned %lld->%lld)\n",
+				       ops[which[k]].name, space, before.regions, after.regions,
+				       before.streams, after.streams, before.events, after.events,
+				       before.pinned, after.pinned);
+			}
+			if (ops[which[k]].fn(&e)) {
+				(*bad)++;
+				printf("# xa: %s: plain call failed after the fault\n",
+				       ops[which[k]].name);
+			} else {
+				undo(&e, which[k]);
+			}
+		}
+	}
+out:
+	attr(FS, "space", "0");
+	attr(FS, "times", "1");
+	attr(FS, "probability", "0");
+	attr(FS, "task-filter", "N");
+	env_teardown(&e);
+	return taken;
+}
+
 int main(void)
 {
 	int i, bad, enomem, passed, taken, plan;
 	char name[128];
 	long calls;
 
-	plan = 2 * NOPS + 6;
+	plan = 2 * NOPS + 9;
 	tap_header(plan);
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (nth_fd < 0 || access(FS "/probability", W_OK) ||
@@ -472,6 +555,18 @@ int main(void)
 	attr(FS, "ignore-gfp-wait", "Y");
 	check_leftovers("after the fail-nth sweeps", 5000);
 
+	{
+		int xbad, xenomem, xcalls;
+
+		taken = xa_pass(&xbad, &xenomem, &xcalls);
+		total_taken += taken;
+		printf("# fault: xarray double-fault pass: calls=%d taken=%d enomem=%d\n",
+		       xcalls, taken, xenomem);
+		tap_result(!xbad && xenomem > 0, "failslab times=2 at handle-node boundaries",
+			   "%d calls, %d faults taken, %d -ENOMEM, %d problems",
+			   xcalls, taken, xenomem, xbad);
+		check_leftovers("after the xarray pass", 5000);
+	}
 	taken = random_pass(&bad, &calls);
 	total_taken += taken;
 	printf("# fault: random pass: calls=%ld taken=%d\n", calls, taken);
