@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -15,6 +16,7 @@
 #include "accelstream.h"
 #include "accel.h"
 #include "transport.h"
+#include "backend.h"
 
 #define ACCEL_EXPORT __attribute__((visibility("default")))
 
@@ -71,6 +73,7 @@ struct accel_region {
 	size_t map_len;		/* HOST_ALLOC, DEVICE: our mapping's length */
 	uint32_t handle;	/* the transport's region handle */
 	unsigned int flags;
+	bool cuda_pinned;	/* cuda backend: cudaHostRegister'ed */
 };
 
 struct accel_hostfn_job;
@@ -99,6 +102,9 @@ struct accel_ctx {
 
 	struct accel_ctx *next_ctx;	/* global list, under the handle lock */
 	bool dead;
+
+	/* The backend: NULL for cpu, the CUDA executor for cuda. */
+	struct accel_cuda *cuda;
 };
 
 /* Streams and events of a context, so that destroying it kills them. */

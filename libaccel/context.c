@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,24 @@ static struct accel_ctx *ctx_list;
 static uint64_t ctx_seq;
 
 static __thread uint64_t current_ctx;
+
+/* accel_last_error_string(): why the calling thread's last call failed. */
+static __thread char last_error[384];
+
+void accel_set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+}
+
+ACCEL_EXPORT
+const char *accel_last_error_string(void)
+{
+	return last_error;
+}
 
 bool accel_env_flag(const char *name)
 {
@@ -42,21 +61,59 @@ uint64_t accel_deadline(uint64_t timeout_ns)
 	return now + timeout_ns;
 }
 
-static int pick_backend(void)
+enum backend_choice { BACKEND_CPU, BACKEND_CUDA, BACKEND_AUTO };
+
+static int pick_backend(enum backend_choice *out)
 {
 	const char *b = getenv("ACCEL_BACKEND");
 
-	if (!b || !*b || !strcmp(b, "cpu") || !strcmp(b, "auto"))
-		return 0;
-	if (!strcmp(b, "cuda")) {
+	if (!b || !*b || !strcmp(b, "cpu")) {
+		*out = BACKEND_CPU;
+	} else if (!strcmp(b, "cuda")) {
+		*out = BACKEND_CUDA;
+	} else if (!strcmp(b, "auto")) {
+		*out = BACKEND_AUTO;
+	} else {
 		fprintf(stderr,
-			"libaccel: ACCEL_BACKEND=cuda: the CUDA executor is not built into this libaccel yet; use ACCEL_BACKEND=cpu\n");
-		return -ENODEV;
+			"libaccel: ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)\n",
+			b);
+		accel_set_error("ACCEL_BACKEND=%s: unknown backend", b);
+		return -EINVAL;
 	}
-	fprintf(stderr,
-		"libaccel: ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)\n",
-		b);
-	return -EINVAL;
+	return 0;
+}
+
+/* cuda: the CUDA executor or a clear -ENODEV; auto: cuda if usable. */
+static int start_backend(struct accel_ctx *ctx, enum backend_choice b)
+{
+	int ret;
+
+	if (b == BACKEND_CPU)
+		return 0;
+	ret = accel_cuda_start(ctx, b == BACKEND_AUTO);
+	if (ret && b == BACKEND_AUTO)
+		return 0;
+	return ret;
+}
+
+const char *accel_backend_name(const struct accel_ctx *ctx)
+{
+	return ctx->cuda ? "cuda" : "cpu";
+}
+
+int accel_backend_check(struct accel_ctx *ctx)
+{
+	const char *why;
+
+	if (!accel_cuda_lost(ctx, &why))
+		return 0;
+	accel_set_error("context lost: %s", why);
+	return -ACCEL_ERR_LOST;
+}
+
+void accel_backend_stop(struct accel_ctx *ctx)
+{
+	accel_cuda_stop(ctx);
 }
 
 static int pick_transport(const struct accel_transport_ops **ops,
@@ -120,8 +177,11 @@ static void ctx_release(struct accel_obj *obj)
 {
 	struct accel_ctx *ctx = (struct accel_ctx *)obj;
 
+	/* The device finishes what it was handed before memory goes. */
+	accel_backend_stop(ctx);
 	accel_regions_teardown(ctx);
 	ctx->ops->close(ctx->tp);
+	accel_cuda_free_ctx(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx->regions);
 	free(ctx);
@@ -130,12 +190,13 @@ static void ctx_release(struct accel_obj *obj)
 ACCEL_EXPORT
 int accel_context_create(accel_context **out, unsigned int flags)
 {
+	enum backend_choice backend;
 	struct accel_ctx *ctx;
 	int ret;
 
 	if (!out || flags)
 		return -EINVAL;
-	ret = pick_backend();
+	ret = pick_backend(&backend);
 	if (ret)
 		return ret;
 	ctx = calloc(1, sizeof(*ctx));
@@ -149,10 +210,13 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	ret = check_abi(ctx);
 	if (ret)
 		goto err_close;
+	ret = start_backend(ctx, backend);
+	if (ret)
+		goto err_close;
 	ret = accel_obj_publish(&ctx->obj, ACCEL_OBJ_CONTEXT, ctx_release,
 				&ctx->handle);
 	if (ret)
-		goto err_close;
+		goto err_backend;
 
 	pthread_mutex_lock(&ctx_list_lock);
 	ctx->created = ++ctx_seq;
@@ -164,8 +228,11 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	*out = (accel_context *)(uintptr_t)ctx->handle;
 	return 0;
 
+err_backend:
+	accel_backend_stop(ctx);
 err_close:
 	ctx->ops->close(ctx->tp);
+	accel_cuda_free_ctx(ctx);
 err_free:
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
@@ -263,7 +330,22 @@ void accel_child_unlink(struct accel_child *child)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+static int ctx_get_any(accel_context *handle, struct accel_ctx **out);
+
+/* Every call but the destroys: a lost context reports it. */
 int accel_ctx_get(accel_context *handle, struct accel_ctx **out)
+{
+	int ret = ctx_get_any(handle, out);
+
+	if (ret)
+		return ret;
+	ret = accel_backend_check(*out);
+	if (ret)
+		accel_ctx_put(*out);
+	return ret;
+}
+
+static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 {
 	struct accel_ctx *ctx, *oldest = NULL;
 	uint64_t h = 0;
@@ -369,6 +451,22 @@ int accel_context_get_transport(accel_context *handle, const char **name)
 }
 
 ACCEL_EXPORT
+int accel_context_get_backend(accel_context *handle, const char **name)
+{
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!name)
+		return -EINVAL;
+	ret = ctx_get_any(handle, &ctx);
+	if (ret)
+		return ret;
+	*name = accel_backend_name(ctx);
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+ACCEL_EXPORT
 int accel_stream_priority_range(accel_context *handle, int *least,
 				int *greatest)
 {
@@ -412,6 +510,8 @@ const char *accel_strerror(int err)
 	case EPROTO:	return "Driver ABI mismatch";
 	case ECANCELED:	return "Cancelled";
 	case EOPNOTSUPP: return "Not supported";
+	case ENOTRECOVERABLE: return "Context lost (sticky device error; destroy the context, see accel_last_error_string)";
+	case ENXIO:	return "No executor can reach this memory";
 	default:	return "Unknown error";
 	}
 }

@@ -19,7 +19,7 @@ static void event_release(struct accel_obj *obj)
 	accel_ctx_put(ctx);
 }
 
-static int event_get(accel_event_t event, struct accel_event_impl **out)
+static int event_get_any(accel_event_t event, struct accel_event_impl **out)
 {
 	struct accel_obj *obj;
 	int ret;
@@ -34,6 +34,19 @@ static int event_get(accel_event_t event, struct accel_event_impl **out)
 static void event_put(struct accel_event_impl *ev)
 {
 	accel_obj_put(&ev->child.obj);
+}
+
+/* An event of a live context: a lost one reports it. */
+static int event_get(accel_event_t event, struct accel_event_impl **out)
+{
+	int ret = event_get_any(event, out);
+
+	if (ret)
+		return ret;
+	ret = accel_backend_check((*out)->child.ctx);
+	if (ret)
+		event_put(*out);
+	return ret;
 }
 
 ACCEL_EXPORT
@@ -88,7 +101,7 @@ int accel_event_destroy(accel_event_t event)
 	struct accel_event_impl *ev;
 	int ret;
 
-	ret = event_get(event, &ev);
+	ret = event_get_any(event, &ev);
 	if (ret)
 		return ret;
 	ret = accel_obj_kill(&ev->child.obj);

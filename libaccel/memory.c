@@ -6,7 +6,11 @@
  *
  * Device pointers are addresses of a PROT_NONE reservation as large as the
  * allocation: never accessible on the host, but unique, so that a range
- * lookup tells a device pointer from a host one.
+ * lookup tells a device pointer from a host one. With the cuda backend they
+ * are cudaMalloc pointers registered as ACCEL_MEM_EXTERNAL (unique as
+ * well: CUDA's unified addressing keeps them apart from host memory), host
+ * regions are also cudaHostRegister'ed, and releases go through the
+ * backend, which keeps CUDA memory until the work naming it retired.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,8 +134,16 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 		return ret;
 	*map_len = page_round(ctx, size);
 	ret = ctx->ops->mmap(ctx->tp, off, *map_len, ptr);
-	if (ret)
+	if (ret) {
 		kregion_release(ctx, *handle, 0);
+		return ret;
+	}
+	/* The CUDA executor finds HOST_ALLOC regions by handle. */
+	ret = accel_cuda_map_add(ctx, *handle, *ptr, *map_len);
+	if (ret) {
+		kregion_release(ctx, *handle, 0);
+		munmap(*ptr, *map_len);
+	}
 	return ret;
 }
 
@@ -139,8 +151,32 @@ void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
 			  size_t map_len)
 {
 	/* Stream-ordered: the pages go when the copies naming them retire. */
+	if (ctx->cuda) {
+		struct accel_region r = {
+			.kind = LA_REGION_HOST_ALLOC,
+			.base = (uintptr_t)ptr,
+			.map_len = map_len,
+			.handle = handle,
+		};
+
+		/* The executor reads through our mapping: it stays till then. */
+		accel_cuda_release(ctx, &r, true);
+		return;
+	}
 	kregion_release(ctx, handle, ACCEL_MEM_RELEASE_DEFERRED);
 	munmap(ptr, map_len);
+}
+
+/* Undo a region that never made it into the table. */
+static void region_undo(struct accel_ctx *ctx, struct accel_region *r)
+{
+	if (ctx->cuda) {
+		accel_cuda_release(ctx, r, true);
+		return;
+	}
+	kregion_release(ctx, r->handle, 0);
+	if (r->kind != LA_REGION_REGISTERED)
+		munmap((void *)r->base, r->map_len);
 }
 
 ACCEL_EXPORT
@@ -164,11 +200,13 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 		goto out;
 	r.base = (uintptr_t)p;
 	r.size = size;
+	if (ctx->cuda)
+		accel_cuda_host_pin(ctx, &r);
 	pthread_mutex_lock(&ctx->lock);
 	ret = region_insert_locked(ctx, &r);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ret) {
-		accel_bounce_release(ctx, r.handle, p, r.map_len);
+		region_undo(ctx, &r);
 		goto out;
 	}
 	*ptr = p;
@@ -212,13 +250,42 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	r.size = size;
 	r.handle = reg.handle;
 	r.flags = flags;
+	if (ctx->cuda)
+		accel_cuda_host_pin(ctx, &r);
 	ret = region_insert_locked(ctx, &r);
 	if (ret)
-		kregion_release(ctx, reg.handle, 0);
+		region_undo(ctx, &r);
 out_unlock:
 	pthread_mutex_unlock(&ctx->lock);
 	accel_ctx_put(ctx);
 	return ret;
+}
+
+/* cudaMalloc, registered so that descriptors can name it. */
+static int cuda_device_alloc(struct accel_ctx *ctx, size_t size,
+			     struct accel_region *r)
+{
+	struct accel_mem_register reg;
+	void *p = NULL;
+	int ret;
+
+	ret = accel_cuda_malloc(ctx, size, &p);
+	if (ret)
+		return ret;
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = (uint64_t)(uintptr_t)p;
+	reg.size = size;
+	reg.flags = ACCEL_MEM_EXTERNAL;
+	r->base = (uintptr_t)p;
+	r->size = size;
+	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (ret) {
+		r->handle = 0;
+		accel_cuda_region_teardown(ctx, r);
+		return ret;
+	}
+	r->handle = reg.handle;
+	return 0;
 }
 
 ACCEL_EXPORT
@@ -237,6 +304,13 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 		return ret;
 	memset(&r, 0, sizeof(r));
 	r.kind = LA_REGION_DEVICE;
+	if (ctx->cuda) {
+		ret = cuda_device_alloc(ctx, size, &r);
+		if (ret)
+			goto out;
+		p = (void *)r.base;
+		goto insert;
+	}
 	ret = kregion_alloc(ctx, size, ACCEL_MEM_DEVICE, &r.handle, &off);
 	if (ret)
 		goto out;
@@ -250,12 +324,12 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 	}
 	r.base = (uintptr_t)p;
 	r.size = size;
+insert:
 	pthread_mutex_lock(&ctx->lock);
 	ret = region_insert_locked(ctx, &r);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ret) {
-		kregion_release(ctx, r.handle, 0);
-		munmap(p, r.map_len);
+		region_undo(ctx, &r);
 		goto out;
 	}
 	*dev_ptr = p;
@@ -293,7 +367,11 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 		a->ret = -EINVAL;
 		return 1;
 	}
-	ret = kregion_release(ctx, r->handle, a->flags);
+	if (ctx->cuda)
+		ret = accel_cuda_release(ctx, r, a->flags &
+					 ACCEL_MEM_RELEASE_DEFERRED);
+	else
+		ret = kregion_release(ctx, r->handle, a->flags);
 	if (ret == -EBUSY) {
 		pthread_mutex_unlock(&ctx->lock);
 		a->ret = ret;
@@ -304,7 +382,7 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 	pthread_mutex_unlock(&ctx->lock);
 
 	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);
-	if (copy.kind != LA_REGION_REGISTERED)
+	if (!ctx->cuda && copy.kind != LA_REGION_REGISTERED)
 		munmap((void *)copy.base, copy.map_len);
 	a->ret = ret == -ENOENT ? 0 : ret;
 	return 1;
@@ -357,7 +435,9 @@ void accel_regions_teardown(struct accel_ctx *ctx)
 		struct accel_region *r = &ctx->regions[i];
 
 		accel_check_forget(r->base, r->map_len ? r->map_len : r->size);
-		if (r->kind != LA_REGION_REGISTERED)
+		if (ctx->cuda)
+			accel_cuda_region_teardown(ctx, r);
+		else if (r->kind != LA_REGION_REGISTERED)
 			munmap((void *)r->base, r->map_len);
 	}
 	ctx->nregions = 0;

@@ -42,6 +42,7 @@ static int stream_kill(struct accel_stream_impl *s)
 	accel_child_unlink(&s->child);
 	/* The kernel handle dies at once; queued work still runs. */
 	accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
+	accel_cuda_stream_dead(s->child.ctx, s->kstream);
 	return 0;
 }
 
@@ -187,7 +188,8 @@ static int default_stream_get(struct accel_stream_impl **out)
 	return 0;
 }
 
-int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
+static int stream_get_any(accel_stream_t stream,
+			  struct accel_stream_impl **out)
 {
 	struct accel_obj *obj;
 	int ret;
@@ -200,6 +202,19 @@ int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
 		return ret;
 	*out = (struct accel_stream_impl *)obj;
 	return 0;
+}
+
+/* A stream of a live context: a lost one reports it. */
+int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
+{
+	int ret = stream_get_any(stream, out);
+
+	if (ret)
+		return ret;
+	ret = accel_backend_check((*out)->child.ctx);
+	if (ret)
+		accel_stream_put(*out);
+	return ret;
 }
 
 void accel_stream_put(struct accel_stream_impl *s)
@@ -215,7 +230,7 @@ int accel_stream_destroy(accel_stream_t stream)
 
 	if (stream == ACCEL_STREAM_DEFAULT)
 		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = stream_get_any(stream, &s);
 	if (ret)
 		return ret;
 	ret = s->is_default ? -EINVAL : stream_kill(s);

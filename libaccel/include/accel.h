@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define LIBACCEL_VERSION_MAJOR	1
-#define LIBACCEL_VERSION_MINOR	0
+#define LIBACCEL_VERSION_MINOR	1
 
 /* ------------------------------------------------------------------ */
 /* Handles and constants                                              */
@@ -73,6 +73,17 @@ typedef struct accel_event *accel_event_t;
  * Environment: ACCEL_TRANSPORT=kernel|inproc, ACCEL_BACKEND=cpu|cuda|auto,
  * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
  * (warn when a copy is staged synchronously). See libaccel(7).
+ *
+ * Backends: "cpu" (the default) lets the transport's engine run the
+ * queues. "cuda" makes libaccel the context's executor: copies run as CUDA
+ * stream work on device ACCEL_CUDA_DEVICE (default 0), accel_malloc() is
+ * cudaMalloc, host buffers are also cudaHostRegister'ed. Without a usable
+ * GPU, or in a libaccel built without CUDA, creation fails with -ENODEV
+ * and accel_last_error_string() says why. "auto" is cuda when a GPU is
+ * usable, else cpu. Tuning: ACCEL_CUDA_NO_BATCH=1 (no
+ * cudaMemcpyBatchAsync), ACCEL_CUDA_BATCH_MAX (bytes, largest copy to
+ * batch, default 262144), ACCEL_CUDA_SPIN_US (how long completion is
+ * polled before sleeping, default 50), ACCEL_CUDART (libcudart to load).
  */
 int accel_context_create(accel_context **ctx, unsigned int flags);
 int accel_context_destroy(accel_context *ctx);
@@ -80,6 +91,8 @@ int accel_context_set_current(accel_context *ctx);
 int accel_context_get_current(accel_context **ctx);
 /* Name of the transport a context runs over: "kernel" or "inproc". */
 int accel_context_get_transport(accel_context *ctx, const char **name);
+/* Name of the backend that runs its queues: "cpu" or "cuda". */
+int accel_context_get_backend(accel_context *ctx, const char **name);
 
 /* ------------------------------------------------------------------ */
 /* Streams                                                            */
@@ -226,6 +239,22 @@ int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
 
 /* Text for a value returned by libaccel (negative or positive errno). */
 const char *accel_strerror(int err);
+
+/*
+ * What the calling thread's last failing call ran into, beyond its errno:
+ * the CUDA error name and text ("cudaMalloc: cudaErrorMemoryAllocation
+ * (out of memory)"), why a backend could not start, why a context is
+ * lost. Empty when there is nothing to add; valid until the thread's next
+ * libaccel call.
+ */
+const char *accel_last_error_string(void);
+
+/*
+ * A lost context: -ENOTRECOVERABLE. The context's device hit a sticky
+ * error (an illegal address, say): its streams failed with -EIO, and every
+ * later call on the context returns -ENOTRECOVERABLE, except the destroy,
+ * free and unregister calls, which still work. Destroy it and create one.
+ */
 
 #ifdef __cplusplus
 }

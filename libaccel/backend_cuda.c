@@ -1,0 +1,1556 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUDA executor: libaccel attaches as the context's executor and turns
+ * the descriptors the transport hands out into CUDA stream work.
+ *
+ * Two threads per context:
+ *
+ *  - the fetch thread blocks in ACCEL_IOC_EXEC_FETCH (with a deadline, so
+ *    an idle context costs one wakeup every few seconds) and enqueues each
+ *    batch: one non-blocking cudaStream_t per accelstream stream; COPY ->
+ *    cudaMemcpyAsync(cudaMemcpyDefault), consecutive small independent
+ *    copies of one stream in one batch -> one cudaMemcpyBatchAsync;
+ *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
+ *    STREAM_WAIT -> cudaStreamWaitEvent on that event (ordered on the
+ *    device, no host round trip); NOP, HOST_WAIT and HOST_SIGNAL have no
+ *    device work and complete in order. Each stream's part of a batch is
+ *    one *range* [first, last] closed by a completion event;
+ *
+ *  - the completion thread takes ranges in order per stream, polls their
+ *    events (cudaEventQuery, a short spin while work is in flight, then
+ *    cudaEventSynchronize on a blocking-sync event: it sleeps, it does not
+ *    burn a core), and reports them with one ACCEL_IOC_EXEC_COMPLETE, so
+ *    that the transport retires, unpins and wakes waiters. Idle, it
+ *    sleeps on a condition variable.
+ *
+ * Lock order: cx->lock, then cx->map_lock (never the other way);
+ * ctx->lock is never taken under either. CUDA calls are made without
+ * cx->lock except cudaEventQuery in the completion scan.
+ *
+ * A CUDA error while enqueueing fails that descriptor (its stream fails,
+ * sticky, as the ABI says); an error reported by a completion event fails
+ * the range's first descriptor. A sticky error (the device context is
+ * unusable) puts the libaccel context in the lost state: every fetched
+ * descriptor then fails with -EIO and every later call with
+ * -ENOTRECOVERABLE.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+
+#include "accel_int.h"
+#include "backend.h"
+
+#ifndef ACCEL_HAVE_CUDA
+
+int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
+{
+	(void)ctx;
+	accel_set_error("libaccel was built without CUDA (no cuda_runtime_api.h at build time)");
+	if (!quiet)
+		fprintf(stderr, "libaccel: ACCEL_BACKEND=cuda: %s\n",
+			"this libaccel was built without CUDA; rebuild it where the CUDA toolkit is installed");
+	return -ENODEV;
+}
+
+void accel_cuda_stop(struct accel_ctx *ctx) { (void)ctx; }
+void accel_cuda_free_ctx(struct accel_ctx *ctx) { (void)ctx; }
+
+bool accel_cuda_lost(struct accel_ctx *ctx, const char **why)
+{
+	(void)ctx;
+	(void)why;
+	return false;
+}
+
+int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
+{
+	(void)ctx; (void)size; (void)ptr;
+	return -ENODEV;
+}
+
+void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
+{
+	(void)ctx; (void)r;
+}
+
+int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
+		       size_t len)
+{
+	(void)ctx; (void)handle; (void)base; (void)len;
+	return 0;
+}
+
+int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
+		       bool deferred)
+{
+	(void)ctx; (void)r; (void)deferred;
+	return -ENODEV;
+}
+
+void accel_cuda_region_teardown(struct accel_ctx *ctx,
+				const struct accel_region *r)
+{
+	(void)ctx; (void)r;
+}
+
+void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
+{
+	(void)ctx; (void)kstream;
+}
+
+#else /* ACCEL_HAVE_CUDA */
+
+#include <cuda_runtime_api.h>
+
+/* ------------------------------------------------------------------ */
+/* libcudart, loaded at run time                                       */
+/* ------------------------------------------------------------------ */
+
+/* CUDA 12.8's cudaMemcpyBatchAsync had a failIdx argument; 13 dropped it. */
+typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
+				  size_t count, struct cudaMemcpyAttributes *a,
+				  size_t *idx, size_t nattrs, size_t *fail_idx,
+				  cudaStream_t stream);
+
+#define CUDA_FNS(X)							\
+	X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaFree)		\
+	X(cudaMalloc) X(cudaHostRegister) X(cudaHostUnregister)		\
+	X(cudaStreamCreateWithPriority) X(cudaStreamDestroy)		\
+	X(cudaDeviceGetStreamPriorityRange) X(cudaEventCreateWithFlags)	\
+	X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventQuery)	\
+	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
+	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
+	X(cudaGetLastError) X(cudaRuntimeGetVersion)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	CUDA_FNS(X)
+#undef X
+	__typeof__(cudaMemcpyBatchAsync) *batch13;
+	batch12_fn batch12;
+	int runtime_version;
+	int load_error;
+	char why[256];
+} rt;
+
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+
+static void rt_load(void)
+{
+	const char *env = getenv("ACCEL_CUDART");
+	const char *names[] = { env, "libcudart.so.13", "libcudart.so.12",
+				"libcudart.so" };
+	void *h = NULL, *batch;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
+		if (names[i] && *names[i])
+			h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(rt.why, sizeof(rt.why), "cannot load libcudart.so.13: %s",
+			 dlerror());
+		rt.load_error = -ENODEV;
+		return;
+	}
+#define X(f)								\
+	rt.f = (__typeof__(f) *)dlsym(h, #f);				\
+	if (!rt.f) {							\
+		snprintf(rt.why, sizeof(rt.why),			\
+			 "libcudart has no %s", #f);			\
+		rt.load_error = -ENODEV;				\
+		return;							\
+	}
+	CUDA_FNS(X)
+#undef X
+	if (rt.cudaRuntimeGetVersion(&rt.runtime_version) != cudaSuccess)
+		rt.runtime_version = 0;
+	batch = dlsym(h, "cudaMemcpyBatchAsync");
+	if (batch && rt.runtime_version >= 13000)
+		rt.batch13 = (__typeof__(cudaMemcpyBatchAsync) *)batch;
+	else if (batch && rt.runtime_version >= 12080)
+		rt.batch12 = (batch12_fn)batch;
+	/* The library stays loaded for the life of the process. */
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cuda_errno(cudaError_t e)
+{
+	switch (e) {
+	case cudaSuccess:			return 0;
+	case cudaErrorNotReady:			return -EAGAIN;
+	case cudaErrorInvalidValue:		return -EINVAL;
+	case cudaErrorMemoryAllocation:		return -ENOMEM;
+	case cudaErrorInvalidDevicePointer:	return -EFAULT;
+	case cudaErrorHostMemoryAlreadyRegistered: return -EEXIST;
+	case cudaErrorNotSupported:		return -EOPNOTSUPP;
+	case cudaErrorNoDevice:
+	case cudaErrorInsufficientDriver:
+	case cudaErrorInitializationError:
+	case cudaErrorDevicesUnavailable:
+	case cudaErrorSystemDriverMismatch:
+	case cudaErrorCudartUnloading:		return -ENODEV;
+	default:				return -EIO;
+	}
+}
+
+/* Errors after which the device context cannot be used again. */
+static bool cuda_sticky(cudaError_t e)
+{
+	switch (e) {
+	case cudaErrorIllegalAddress:
+	case cudaErrorLaunchFailure:
+	case cudaErrorHardwareStackError:
+	case cudaErrorIllegalInstruction:
+	case cudaErrorMisalignedAddress:
+	case cudaErrorInvalidAddressSpace:
+	case cudaErrorInvalidPc:
+	case cudaErrorECCUncorrectable:
+	case cudaErrorLaunchTimeout:
+	case cudaErrorAssert:
+	case cudaErrorContextIsDestroyed:
+	case cudaErrorNvlinkUncorrectable:
+	case cudaErrorExternalDevice:
+	case cudaErrorUnknown:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void cuda_describe(char *buf, size_t len, cudaError_t e,
+			  const char *call)
+{
+	snprintf(buf, len, "%s: %s (%s)", call, rt.cudaGetErrorName(e),
+		 rt.cudaGetErrorString(e));
+}
+
+/* ------------------------------------------------------------------ */
+/* The executor's state                                                */
+/* ------------------------------------------------------------------ */
+
+#define CX_FETCH_MAX		256
+#define CX_BATCH_MAX		64
+#define CX_IDLE_NS		(2ULL * 1000000000ULL)
+#define CX_BUCKETS		256
+
+struct cx_record {
+	uint64_t seq;
+	cudaEvent_t ev;
+};
+
+struct cx_copy {
+	void *dst;
+	const void *src;
+	size_t len;
+	uint64_t seq;
+};
+
+struct cx_stream {
+	struct cx_stream *hnext;	/* hash chain (fetch thread) */
+	uint32_t kstream;
+	cudaStream_t cs;		/* created at its first device work */
+	/* Fetch thread only. */
+	struct cx_record *rec;		/* EVENT_RECORD events, by seq */
+	unsigned int nrec, caprec;
+	struct cx_copy *copies;		/* the copy run being gathered */
+	unsigned int ncopies, capcopies;
+	struct cx_range *open;		/* this batch's range */
+	bool touched;
+	bool dead;			/* handle destroyed */
+	/* Set by either thread: the stream failed; no more device work. */
+	atomic_bool failed;
+	/* Last seq reported complete (completion thread writes). */
+	_Atomic uint64_t reported;
+	uint64_t last_fetched;
+	/* Under cx->lock. */
+	unsigned int npending;
+	unsigned int blocked_pass;
+};
+
+struct cx_range {
+	struct cx_range *next;
+	struct cx_stream *s;
+	uint64_t first, last;
+	uint64_t fail_seq;		/* 0, or the descriptor that failed */
+	int fail_status;
+	bool device_work;
+	cudaEvent_t ev;			/* recorded after the range, or NULL */
+};
+
+struct cx_map_ent {
+	uint32_t handle;
+	uintptr_t base;
+	size_t len;
+};
+
+struct cx_zombie {
+	struct cx_zombie *next;
+	struct accel_region r;
+};
+
+struct accel_cuda {
+	struct accel_ctx *ctx;
+	int device;
+	int prio_least, prio_greatest;
+	uint32_t ctl_stream;		/* private stream: wakes the fetcher */
+	bool batch_ok;
+	unsigned int batch_max_bytes;
+	unsigned int spin_ns;
+	pthread_t fetch_thread, done_thread;
+
+	/* Protects the fields below. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* completion thread: work or stop */
+	struct cx_range *head, *tail;	/* pending ranges, fetch order */
+	unsigned int pass;
+	bool stop_fetch, stop_done, fetch_exited;
+	cudaEvent_t *pool;		/* idle events */
+	unsigned int npool, cappool;
+	struct cx_zombie *zombies;
+	uint32_t *dead_streams;
+	unsigned int ndead, capdead;
+	_Atomic unsigned int npending;	/* also read without the lock */
+
+	/* Protects the handle map (HOST_ALLOC regions by handle). */
+	pthread_mutex_t map_lock;
+	struct cx_map_ent *map;
+	unsigned int nmap, capmap;
+
+	/* Fetch thread only. */
+	struct cx_stream *buckets[CX_BUCKETS];
+
+	/* The lost state: set once, read by everyone. */
+	atomic_bool lost_claimed;
+	atomic_bool lost;
+	char lost_why[256];
+};
+
+static void *grow(void *p, unsigned int *cap, unsigned int need, size_t elem)
+{
+	unsigned int c = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	n = realloc(p, (size_t)c * elem);
+	if (n)
+		*cap = c;
+	return n;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Enter the lost state once; callable with or without cx->lock. */
+static void cx_set_lost(struct accel_cuda *cx, cudaError_t e, const char *call)
+{
+	if (atomic_exchange(&cx->lost_claimed, true))
+		return;
+	cuda_describe(cx->lost_why, sizeof(cx->lost_why), e, call);
+	/* Readers test ->lost first, then read ->lost_why. */
+	atomic_store(&cx->lost, true);
+	fprintf(stderr, "libaccel: cuda: context lost: %s\n", cx->lost_why);
+}
+
+/* An error from a CUDA call: -errno, and lost if it is sticky. */
+static int cx_error(struct accel_cuda *cx, cudaError_t e, const char *call)
+{
+	char buf[256];
+
+	if (e == cudaSuccess)
+		return 0;
+	if (cuda_sticky(e)) {
+		cx_set_lost(cx, e, call);
+	} else {
+		/* Clear it, so that the next call does not report it again. */
+		rt.cudaGetLastError();
+	}
+	cuda_describe(buf, sizeof(buf), e, call);
+	accel_set_error("%s", buf);
+	return cuda_errno(e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev)
+{
+	cudaError_t e;
+
+	pthread_mutex_lock(&cx->lock);
+	if (cx->npool) {
+		*ev = cx->pool[--cx->npool];
+		pthread_mutex_unlock(&cx->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&cx->lock);
+	/* Blocking sync: a host waiting on it sleeps instead of spinning. */
+	e = rt.cudaEventCreateWithFlags(ev, cudaEventBlockingSync |
+					cudaEventDisableTiming);
+	return cx_error(cx, e, "cudaEventCreateWithFlags");
+}
+
+static void cx_event_put_locked(struct accel_cuda *cx, cudaEvent_t ev)
+{
+	cudaEvent_t *p = grow(cx->pool, &cx->cappool, cx->npool + 1,
+			      sizeof(*p));
+
+	if (!p) {
+		rt.cudaEventDestroy(ev);
+		return;
+	}
+	cx->pool = p;
+	cx->pool[cx->npool++] = ev;
+}
+
+static void cx_event_put(struct accel_cuda *cx, cudaEvent_t ev)
+{
+	pthread_mutex_lock(&cx->lock);
+	cx_event_put_locked(cx, ev);
+	pthread_mutex_unlock(&cx->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Host allocations by handle                                          */
+/* ------------------------------------------------------------------ */
+
+static unsigned int map_find_locked(struct accel_cuda *cx, uint32_t handle)
+{
+	unsigned int lo = 0, hi = cx->nmap;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (cx->map[mid].handle < handle)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
+		       size_t len)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	struct cx_map_ent *m;
+	unsigned int i;
+
+	if (!cx)
+		return 0;
+	pthread_mutex_lock(&cx->map_lock);
+	m = grow(cx->map, &cx->capmap, cx->nmap + 1, sizeof(*m));
+	if (!m) {
+		pthread_mutex_unlock(&cx->map_lock);
+		return -ENOMEM;
+	}
+	cx->map = m;
+	i = map_find_locked(cx, handle);
+	memmove(&m[i + 1], &m[i], (cx->nmap - i) * sizeof(*m));
+	m[i].handle = handle;
+	m[i].base = (uintptr_t)base;
+	m[i].len = len;
+	cx->nmap++;
+	pthread_mutex_unlock(&cx->map_lock);
+	return 0;
+}
+
+static void map_remove(struct accel_cuda *cx, uint32_t handle)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&cx->map_lock);
+	i = map_find_locked(cx, handle);
+	if (i < cx->nmap && cx->map[i].handle == handle) {
+		memmove(&cx->map[i], &cx->map[i + 1],
+			(cx->nmap - i - 1) * sizeof(*cx->map));
+		cx->nmap--;
+	}
+	pthread_mutex_unlock(&cx->map_lock);
+}
+
+/* The host address of byte @off of HOST_ALLOC region @handle, or NULL. */
+static void *map_addr(struct accel_cuda *cx, uint32_t handle, uint64_t off,
+		      uint64_t len)
+{
+	uintptr_t p = 0;
+	unsigned int i;
+
+	pthread_mutex_lock(&cx->map_lock);
+	i = map_find_locked(cx, handle);
+	if (i < cx->nmap && cx->map[i].handle == handle &&
+	    off <= cx->map[i].len && len <= cx->map[i].len - off)
+		p = cx->map[i].base + off;
+	pthread_mutex_unlock(&cx->map_lock);
+	return (void *)p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams (fetch thread)                                              */
+/* ------------------------------------------------------------------ */
+
+static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
+				       bool create)
+{
+	struct cx_stream **pp = &cx->buckets[k % CX_BUCKETS], *s;
+
+	for (s = *pp; s; s = s->hnext)
+		if (s->kstream == k)
+			return s;
+	if (!create)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->kstream = k;
+	s->hnext = *pp;
+	*pp = s;
+	return s;
+}
+
+/* Create the CUDA stream at the first device work, at its priority. */
+static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
+{
+	struct accel_stream_query q;
+	int prio = cx->prio_least;
+	cudaError_t e;
+
+	if (s->cs)
+		return 0;
+	memset(&q, 0, sizeof(q));
+	q.handle = s->kstream;
+	if (!accel_ioctl(cx->ctx, ACCEL_IOC_STREAM_QUERY, &q) &&
+	    q.priority < cx->ctx->info.least_priority)
+		prio = cx->prio_greatest;
+	e = rt.cudaStreamCreateWithPriority(&s->cs, cudaStreamNonBlocking,
+					    prio);
+	if (e != cudaSuccess)
+		s->cs = NULL;
+	return cx_error(cx, e, "cudaStreamCreateWithPriority");
+}
+
+static cudaEvent_t cx_record_find(struct cx_stream *s, uint64_t seq)
+{
+	unsigned int lo = 0, hi = s->nrec;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (s->rec[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nrec && s->rec[lo].seq == seq ? s->rec[lo].ev : NULL;
+}
+
+static void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nrec; i++)
+		cx_event_put(cx, s->rec[i].ev);
+	if (s->cs)
+		rt.cudaStreamDestroy(s->cs);
+	free(s->rec);
+	free(s->copies);
+	free(s);
+}
+
+/*
+ * Before each fetch: drop record events whose point was reported (no
+ * wait fetched from now on can name them: the transport hands out
+ * (stream, seq) only for points that had not retired), and free the
+ * streams that were destroyed and have nothing left in flight.
+ */
+static void cx_gc(struct accel_cuda *cx)
+{
+	uint32_t *dead = NULL;
+	unsigned int ndead, i, j;
+
+	for (i = 0; i < CX_BUCKETS; i++) {
+		struct cx_stream *s;
+
+		for (s = cx->buckets[i]; s; s = s->hnext) {
+			uint64_t rep = atomic_load(&s->reported);
+
+			for (j = 0; j < s->nrec && s->rec[j].seq <= rep; j++)
+				cx_event_put(cx, s->rec[j].ev);
+			if (j) {
+				memmove(s->rec, s->rec + j,
+					(s->nrec - j) * sizeof(*s->rec));
+				s->nrec -= j;
+			}
+		}
+	}
+
+	pthread_mutex_lock(&cx->lock);
+	ndead = cx->ndead;
+	if (ndead) {
+		dead = cx->dead_streams;
+		cx->dead_streams = NULL;
+		cx->ndead = cx->capdead = 0;
+	}
+	pthread_mutex_unlock(&cx->lock);
+	for (i = 0; i < ndead; i++) {
+		struct cx_stream *s = cx_stream_get(cx, dead[i], false);
+
+		if (s)
+			s->dead = true;
+	}
+	free(dead);
+
+	for (i = 0; i < CX_BUCKETS; i++) {
+		struct cx_stream **pp = &cx->buckets[i], *s;
+
+		while ((s = *pp)) {
+			bool idle;
+
+			pthread_mutex_lock(&cx->lock);
+			idle = !s->npending;
+			pthread_mutex_unlock(&cx->lock);
+			if (s->dead && idle &&
+			    atomic_load(&s->reported) >= s->last_fetched) {
+				*pp = s->hnext;
+				cx_stream_free(cx, s);
+			} else {
+				pp = &s->hnext;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Enqueueing a fetched batch (fetch thread)                           */
+/* ------------------------------------------------------------------ */
+
+static void range_fail(struct cx_range *r, uint64_t seq, int status)
+{
+	if (!r->fail_seq) {
+		r->fail_seq = seq;
+		r->fail_status = status;
+	}
+}
+
+static bool overlaps(const void *a, size_t alen, const void *b, size_t blen)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return x < y + blen && y < x + alen;
+}
+
+/* May copy @c join @batch[0..n) without depending on one of them? */
+static bool independent(const struct cx_copy *batch, unsigned int n,
+			const struct cx_copy *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (overlaps(c->dst, c->len, batch[i].dst, batch[i].len) ||
+		    overlaps(c->dst, c->len, batch[i].src, batch[i].len) ||
+		    overlaps(c->src, c->len, batch[i].dst, batch[i].len))
+			return false;
+	}
+	return true;
+}
+
+static cudaError_t cx_memcpy_batch(struct accel_cuda *cx, cudaStream_t cs,
+				   const struct cx_copy *c, unsigned int n)
+{
+	void *dsts[CX_BATCH_MAX];
+	void *srcs[CX_BATCH_MAX];
+	size_t sizes[CX_BATCH_MAX], idx = 0, fail = 0;
+	struct cudaMemcpyAttributes attr;
+	unsigned int i;
+
+	(void)cx;
+	for (i = 0; i < n; i++) {
+		dsts[i] = c[i].dst;
+		srcs[i] = (void *)c[i].src;
+		sizes[i] = c[i].len;
+	}
+	memset(&attr, 0, sizeof(attr));
+	/* Sources may be written by earlier work of the stream. */
+	attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+	if (rt.batch13)
+		return rt.batch13(dsts, (const void *const *)srcs, sizes, n,
+				  &attr, &idx, 1, cs);
+	return rt.batch12(dsts, srcs, sizes, n, &attr, &idx, 1, &fail, cs);
+}
+
+/* Enqueue one copy at a time; on an error, fail that descriptor. */
+static void cx_copies_single(struct accel_cuda *cx, struct cx_stream *s,
+			     const struct cx_copy *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		cudaError_t e = rt.cudaMemcpyAsync(c[i].dst, c[i].src, c[i].len,
+						   cudaMemcpyDefault, s->cs);
+
+		if (e != cudaSuccess) {
+			range_fail(s->open, c[i].seq,
+				   cx_error(cx, e, "cudaMemcpyAsync"));
+			atomic_store(&s->failed, true);
+			return;
+		}
+		s->open->device_work = true;
+	}
+}
+
+/* Issue the gathered copies of @s, in order. */
+static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
+{
+	struct cx_copy *c = s->copies;
+	unsigned int n = s->ncopies, i = 0;
+
+	s->ncopies = 0;
+	if (!n || atomic_load(&s->failed))
+		return;
+	if (cx_stream_cuda(cx, s)) {
+		range_fail(s->open, c[0].seq, -EIO);
+		atomic_store(&s->failed, true);
+		return;
+	}
+	while (i < n && !atomic_load(&s->failed)) {
+		unsigned int j = i + 1;
+
+		/* Small independent copies in a row go as one batch call. */
+		if (cx->batch_ok && c[i].len <= cx->batch_max_bytes) {
+			while (j < n && j - i < CX_BATCH_MAX &&
+			       c[j].len <= cx->batch_max_bytes &&
+			       independent(&c[i], j - i, &c[j]))
+				j++;
+		}
+		if (j - i >= 2) {
+			cudaError_t e = cx_memcpy_batch(cx, s->cs, &c[i], j - i);
+
+			if (e == cudaSuccess) {
+				s->open->device_work = true;
+				i = j;
+				continue;
+			}
+			/* Not for this device or driver: do without it. */
+			rt.cudaGetLastError();
+			cx->batch_ok = false;
+		}
+		cx_copies_single(cx, s, &c[i], j - i);
+		i = j;
+	}
+}
+
+static int cx_resolve(struct accel_cuda *cx, uint32_t kind, uint64_t addr,
+		      uint32_t handle, uint64_t off, uint64_t len, void **p)
+{
+	switch (kind) {
+	case ACCEL_REGION_HOST:
+	case ACCEL_REGION_EXTERNAL:
+		*p = (void *)(uintptr_t)addr;
+		return 0;
+	case ACCEL_REGION_HOST_ALLOC:
+		*p = map_addr(cx, handle, off, len);
+		return *p ? 0 : -ENXIO;
+	default:
+		/* Soft-engine device memory: not reachable from CUDA. */
+		return -ENXIO;
+	}
+}
+
+static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it)
+{
+	struct cx_stream *s = cx_stream_get(cx, it->stream, true);
+	struct cx_range *r;
+	cudaError_t e;
+	int ret;
+
+	if (!s) {
+		/* Out of memory: the item cannot even be tracked. */
+		cx_set_lost(cx, cudaErrorMemoryAllocation, "libaccel executor");
+		return;
+	}
+	s->last_fetched = it->seq;
+	if (!s->open) {
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			cx_set_lost(cx, cudaErrorMemoryAllocation,
+				    "libaccel executor");
+			return;
+		}
+		r->s = s;
+		r->first = it->seq;
+		s->open = r;
+	}
+	r = s->open;
+	r->last = it->seq;
+
+	if (atomic_load(&cx->lost)) {
+		range_fail(r, it->seq, -EIO);
+		return;
+	}
+	if (atomic_load(&s->failed))
+		return;
+	if (it->status) {
+		cx_flush_copies(cx, s);
+		range_fail(r, it->seq, it->status);
+		atomic_store(&s->failed, true);
+		return;
+	}
+
+	switch (it->desc.op) {
+	case ACCEL_OP_COPY: {
+		struct cx_copy *c;
+		void *dst, *src;
+
+		if (!it->desc.length)
+			return;
+		ret = cx_resolve(cx, it->dst_kind, it->dst_addr, it->desc.dst,
+				 it->desc.dst_offset, it->desc.length, &dst);
+		if (!ret)
+			ret = cx_resolve(cx, it->src_kind, it->src_addr,
+					 it->desc.src, it->desc.src_offset,
+					 it->desc.length, &src);
+		if (ret) {
+			cx_flush_copies(cx, s);
+			range_fail(r, it->seq, ret);
+			atomic_store(&s->failed, true);
+			return;
+		}
+		c = grow(s->copies, &s->capcopies, s->ncopies + 1, sizeof(*c));
+		if (!c) {
+			cx_flush_copies(cx, s);
+			range_fail(r, it->seq, -ENOMEM);
+			atomic_store(&s->failed, true);
+			return;
+		}
+		s->copies = c;
+		c[s->ncopies].dst = dst;
+		c[s->ncopies].src = src;
+		c[s->ncopies].len = it->desc.length;
+		c[s->ncopies].seq = it->seq;
+		s->ncopies++;
+		return;
+	}
+	case ACCEL_OP_EVENT_RECORD: {
+		struct cx_record *rec;
+		cudaEvent_t ev;
+
+		cx_flush_copies(cx, s);
+		if (atomic_load(&s->failed))
+			return;
+		ret = cx_stream_cuda(cx, s);
+		if (!ret)
+			ret = cx_event_get(cx, &ev);
+		if (ret) {
+			range_fail(r, it->seq, ret);
+			atomic_store(&s->failed, true);
+			return;
+		}
+		rec = grow(s->rec, &s->caprec, s->nrec + 1, sizeof(*rec));
+		if (!rec) {
+			cx_event_put(cx, ev);
+			range_fail(r, it->seq, -ENOMEM);
+			atomic_store(&s->failed, true);
+			return;
+		}
+		s->rec = rec;
+		e = rt.cudaEventRecord(ev, s->cs);
+		if (e != cudaSuccess) {
+			cx_event_put(cx, ev);
+			range_fail(r, it->seq, cx_error(cx, e, "cudaEventRecord"));
+			atomic_store(&s->failed, true);
+			return;
+		}
+		rec[s->nrec].seq = it->seq;
+		rec[s->nrec].ev = ev;
+		s->nrec++;
+		r->device_work = true;
+		return;
+	}
+	case ACCEL_OP_STREAM_WAIT: {
+		struct cx_stream *ws;
+		cudaEvent_t ev = NULL;
+
+		cx_flush_copies(cx, s);
+		if (atomic_load(&s->failed) || !it->wait_stream)
+			return;
+		ws = cx_stream_get(cx, it->wait_stream, false);
+		if (ws)
+			ev = cx_record_find(ws, it->wait_seq);
+		/* No event: the record already completed on the device. */
+		if (!ev || ws == s)
+			return;
+		ret = cx_stream_cuda(cx, s);
+		if (ret) {
+			range_fail(r, it->seq, ret);
+			atomic_store(&s->failed, true);
+			return;
+		}
+		e = rt.cudaStreamWaitEvent(s->cs, ev, 0);
+		if (e != cudaSuccess) {
+			range_fail(r, it->seq,
+				   cx_error(cx, e, "cudaStreamWaitEvent"));
+			atomic_store(&s->failed, true);
+			return;
+		}
+		r->device_work = true;
+		return;
+	}
+	default:
+		/* NOP, HOST_WAIT (already satisfied), HOST_SIGNAL: in order. */
+		return;
+	}
+}
+
+/* Close every range this batch opened and hand them to the completer. */
+static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
+			    unsigned int n)
+{
+	struct cx_range *first = NULL, *last = NULL, **tail = &first;
+	unsigned int i, count = 0;
+
+	for (i = 0; i < n; i++) {
+		struct cx_stream *s = touched[i];
+		struct cx_range *r = s->open;
+
+		cx_flush_copies(cx, s);
+		s->open = NULL;
+		s->touched = false;
+		if (r->device_work && s->cs) {
+			cudaError_t e;
+
+			if (cx_event_get(cx, &r->ev)) {
+				r->ev = NULL;
+				range_fail(r, r->first, -EIO);
+			} else if ((e = rt.cudaEventRecord(r->ev, s->cs)) !=
+				   cudaSuccess) {
+				cx_event_put(cx, r->ev);
+				r->ev = NULL;
+				/* Unknown what ran: fail from the start. */
+				range_fail(r, r->first,
+					   cx_error(cx, e, "cudaEventRecord"));
+				atomic_store(&s->failed, true);
+			}
+		}
+		*tail = r;
+		tail = &r->next;
+		last = r;
+		count++;
+	}
+	if (!first)
+		return;
+	pthread_mutex_lock(&cx->lock);
+	for (i = 0; i < n; i++)
+		touched[i]->npending++;
+	if (cx->tail)
+		cx->tail->next = first;
+	else
+		cx->head = first;
+	cx->tail = last;
+	atomic_fetch_add(&cx->npending, count);
+	pthread_cond_signal(&cx->cond);
+	pthread_mutex_unlock(&cx->lock);
+}
+
+static void *cx_fetch_main(void *arg)
+{
+	struct accel_cuda *cx = arg;
+	struct accel_exec_item *items;
+	struct cx_stream **touched;
+	struct accel_exec_fetch f;
+	uint32_t max = CX_FETCH_MAX;
+	int ret;
+
+	if (max > cx->ctx->info.max_submit)
+		max = cx->ctx->info.max_submit;
+	items = calloc(max, sizeof(*items));
+	touched = calloc(max, sizeof(*touched));
+	rt.cudaSetDevice(cx->device);
+	while (items && touched) {
+		unsigned int i, n = 0;
+
+		pthread_mutex_lock(&cx->lock);
+		ret = cx->stop_fetch;
+		pthread_mutex_unlock(&cx->lock);
+		if (ret)
+			break;
+		cx_gc(cx);
+
+		memset(&f, 0, sizeof(f));
+		f.items = (uint64_t)(uintptr_t)items;
+		f.max_items = max;
+		/* Idle: sleep in the transport; the deadline is a safety net. */
+		f.timeout_ns = mono_ns() + CX_IDLE_NS;
+		ret = accel_ioctl(cx->ctx, ACCEL_IOC_EXEC_FETCH, &f);
+		if (ret == -ETIME || ret == -EINTR)
+			continue;
+		if (ret) {
+			if (ret != -ENXIO)
+				fprintf(stderr, "libaccel: cuda: EXEC_FETCH: %s\n",
+					strerror(-ret));
+			break;
+		}
+		for (i = 0; i < f.count; i++) {
+			struct cx_stream *s;
+
+			cx_item(cx, &items[i]);
+			s = cx_stream_get(cx, items[i].stream, false);
+			/* Each stream listed once; close clears ->touched. */
+			if (s && s->open && !s->touched) {
+				s->touched = true;
+				touched[n++] = s;
+			}
+		}
+		cx_close_ranges(cx, touched, n);
+	}
+	free(items);
+	free(touched);
+	pthread_mutex_lock(&cx->lock);
+	cx->fetch_exited = true;
+	pthread_cond_signal(&cx->cond);
+	pthread_mutex_unlock(&cx->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completions (completion thread)                                     */
+/* ------------------------------------------------------------------ */
+
+static void cx_zombies_retry(struct accel_cuda *cx);
+
+/* Is @r done on the device? 1 yes, 0 not yet; fails the range on error. */
+static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r)
+{
+	cudaError_t e;
+
+	if (!r->ev)
+		return 1;
+	e = rt.cudaEventQuery(r->ev);
+	if (e == cudaSuccess)
+		return 1;
+	if (e == cudaErrorNotReady)
+		return 0;
+	range_fail(r, r->first, -EIO);
+	atomic_store(&r->s->failed, true);
+	cx_error(cx, e, "cudaEventQuery (an earlier copy failed)");
+	return 1;
+}
+
+/* Take the ranges that are done, in order per stream; under cx->lock. */
+static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
+					 struct cx_range **out, unsigned int max)
+{
+	struct cx_range **pp = &cx->head, *r, *prev = NULL;
+	unsigned int n = 0, pass = ++cx->pass;
+
+	while ((r = *pp) && n < max) {
+		if (r->s->blocked_pass == pass || !cx_range_ready(cx, r)) {
+			r->s->blocked_pass = pass;
+			prev = r;
+			pp = &r->next;
+			continue;
+		}
+		*pp = r->next;
+		if (cx->tail == r)
+			cx->tail = prev;
+		r->next = NULL;
+		r->s->npending--;
+		out[n++] = r;
+	}
+	atomic_fetch_sub(&cx->npending, n);
+	return n;
+}
+
+static void cx_report(struct accel_cuda *cx, struct cx_range **done,
+		      unsigned int n, struct accel_exec_done *ents)
+{
+	struct accel_exec_complete c;
+	unsigned int i, k = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct cx_range *r = done[i];
+
+		if (r->fail_seq) {
+			ents[k].stream = r->s->kstream;
+			ents[k].status = r->fail_status;
+			ents[k].seq = r->fail_seq;
+			k++;
+		}
+		if (!r->fail_seq || r->last > r->fail_seq) {
+			ents[k].stream = r->s->kstream;
+			ents[k].status = 0;
+			ents[k].seq = r->last;
+			k++;
+		}
+	}
+	for (i = 0; i < k; ) {
+		uint32_t chunk = k - i;
+
+		if (chunk > cx->ctx->info.max_submit)
+			chunk = cx->ctx->info.max_submit;
+		memset(&c, 0, sizeof(c));
+		c.entries = (uint64_t)(uintptr_t)&ents[i];
+		c.count = chunk;
+		ret = accel_ioctl(cx->ctx, ACCEL_IOC_EXEC_COMPLETE, &c);
+		if (ret)
+			fprintf(stderr, "libaccel: cuda: EXEC_COMPLETE: %s\n",
+				strerror(-ret));
+		i += chunk;
+	}
+	pthread_mutex_lock(&cx->lock);
+	for (i = 0; i < n; i++) {
+		struct cx_range *r = done[i];
+
+		atomic_store(&r->s->reported, r->last);
+		if (r->ev)
+			cx_event_put_locked(cx, r->ev);
+		free(r);
+	}
+	pthread_mutex_unlock(&cx->lock);
+	cx_zombies_retry(cx);
+}
+
+static void cx_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	sched_yield();
+#endif
+}
+
+static void *cx_done_main(void *arg)
+{
+	struct accel_cuda *cx = arg;
+	struct cx_range **done;
+	struct accel_exec_done *ents;
+	unsigned int max = CX_FETCH_MAX * 4;
+	uint64_t waiting_since = 0;
+
+	done = calloc(max, sizeof(*done));
+	ents = calloc(2 * (size_t)max, sizeof(*ents));
+	rt.cudaSetDevice(cx->device);
+	pthread_mutex_lock(&cx->lock);
+	while (done && ents) {
+		unsigned int n;
+
+		if (!cx->head) {
+			uint64_t until;
+
+			if (cx->stop_done && cx->fetch_exited)
+				break;
+			/* Just busy: more work is likely soon; look briefly. */
+			pthread_mutex_unlock(&cx->lock);
+			until = mono_ns() + cx->spin_ns;
+			while (!atomic_load(&cx->npending) && mono_ns() < until)
+				cx_spin_pause();
+			pthread_mutex_lock(&cx->lock);
+			while (!cx->head && !(cx->stop_done && cx->fetch_exited))
+				pthread_cond_wait(&cx->cond, &cx->lock);
+			waiting_since = 0;
+			continue;
+		}
+		n = cx_take_ready_locked(cx, done, max);
+		if (n) {
+			pthread_mutex_unlock(&cx->lock);
+			cx_report(cx, done, n, ents);
+			pthread_mutex_lock(&cx->lock);
+			waiting_since = 0;
+			continue;
+		}
+		/*
+		 * Work in flight, none done: poll for a short while (a small
+		 * copy takes microseconds), then sleep in the driver on the
+		 * oldest range's blocking-sync event.
+		 */
+		if (!waiting_since)
+			waiting_since = mono_ns();
+		if (mono_ns() - waiting_since < cx->spin_ns) {
+			pthread_mutex_unlock(&cx->lock);
+			cx_spin_pause();
+			pthread_mutex_lock(&cx->lock);
+		} else {
+			cudaEvent_t ev = cx->head->ev;
+
+			pthread_mutex_unlock(&cx->lock);
+			/* Only this thread frees ranges: @ev stays valid. */
+			if (ev)
+				rt.cudaEventSynchronize(ev);
+			pthread_mutex_lock(&cx->lock);
+		}
+	}
+	pthread_mutex_unlock(&cx->lock);
+	free(done);
+	free(ents);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                              */
+/* ------------------------------------------------------------------ */
+
+int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	cudaError_t e;
+
+	rt.cudaSetDevice(cx->device);
+	e = rt.cudaMalloc(ptr, size);
+	return cx_error(cx, e, "cudaMalloc");
+}
+
+void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	size_t len = r->map_len ? r->map_len : r->size;
+	cudaError_t e;
+
+	rt.cudaSetDevice(cx->device);
+	/*
+	 * Best effort: without it CUDA stages the copy (slow, still right).
+	 * Ranges that share a page with a registered one fail here.
+	 */
+	e = rt.cudaHostRegister((void *)r->base, len, cudaHostRegisterDefault);
+	if (e == cudaSuccess)
+		r->cuda_pinned = true;
+	else
+		rt.cudaGetLastError();
+}
+
+/* Give back what the CUDA side holds of a region no queued work names. */
+static void cx_region_cleanup(struct accel_cuda *cx,
+			      const struct accel_region *r)
+{
+	rt.cudaSetDevice(cx->device);
+	if (r->cuda_pinned)
+		rt.cudaHostUnregister((void *)r->base);
+	switch (r->kind) {
+	case LA_REGION_DEVICE:
+		rt.cudaFree((void *)r->base);
+		break;
+	case LA_REGION_HOST_ALLOC:
+		map_remove(cx, r->handle);
+		munmap((void *)r->base, r->map_len);
+		break;
+	case LA_REGION_REGISTERED:
+		break;
+	}
+	rt.cudaGetLastError();
+}
+
+static int kregion_release(struct accel_ctx *ctx, uint32_t handle)
+{
+	struct accel_mem_release rel = { .handle = handle };
+
+	return accel_ioctl(ctx, ACCEL_IOC_MEM_RELEASE, &rel);
+}
+
+int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
+		       bool deferred)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	struct cx_zombie *z;
+	int ret;
+
+	/*
+	 * Never deferred in the transport: the CUDA side must know when the
+	 * last use retired, so a busy region is kept and retried after each
+	 * completion.
+	 */
+	ret = kregion_release(ctx, r->handle);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (!ret) {
+		cx_region_cleanup(cx, r);
+		return 0;
+	}
+	if (ret != -EBUSY || !deferred)
+		return ret;
+	z = malloc(sizeof(*z));
+	if (!z)
+		return -ENOMEM;
+	z->r = *r;
+	pthread_mutex_lock(&cx->lock);
+	z->next = cx->zombies;
+	cx->zombies = z;
+	pthread_mutex_unlock(&cx->lock);
+	/* It may have retired meanwhile, with no completion to come. */
+	cx_zombies_retry(cx);
+	return 0;
+}
+
+static void cx_zombies_retry(struct accel_cuda *cx)
+{
+	struct cx_zombie *list, *z, *keep = NULL;
+
+	pthread_mutex_lock(&cx->lock);
+	list = cx->zombies;
+	cx->zombies = NULL;
+	pthread_mutex_unlock(&cx->lock);
+	while ((z = list)) {
+		int ret;
+
+		list = z->next;
+		ret = kregion_release(cx->ctx, z->r.handle);
+		if (ret == -EBUSY) {
+			z->next = keep;
+			keep = z;
+			continue;
+		}
+		cx_region_cleanup(cx, &z->r);
+		free(z);
+	}
+	if (!keep)
+		return;
+	pthread_mutex_lock(&cx->lock);
+	for (z = keep; z->next; z = z->next)
+		;
+	z->next = cx->zombies;
+	cx->zombies = keep;
+	pthread_mutex_unlock(&cx->lock);
+}
+
+void accel_cuda_region_teardown(struct accel_ctx *ctx,
+				const struct accel_region *r)
+{
+	cx_region_cleanup(ctx->cuda, r);
+}
+
+void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	uint32_t *d;
+
+	if (!cx)
+		return;
+	pthread_mutex_lock(&cx->lock);
+	d = grow(cx->dead_streams, &cx->capdead, cx->ndead + 1, sizeof(*d));
+	if (d) {
+		cx->dead_streams = d;
+		d[cx->ndead++] = kstream;
+	}
+	pthread_mutex_unlock(&cx->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+bool accel_cuda_lost(struct accel_ctx *ctx, const char **why)
+{
+	struct accel_cuda *cx = ctx->cuda;
+
+	if (!cx || !atomic_load(&cx->lost))
+		return false;
+	*why = cx->lost_why;
+	return true;
+}
+
+static unsigned int env_uint(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoul(v, &end, 0);
+	return *end ? def : (unsigned int)n;
+}
+
+static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
+{
+	char buf[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	accel_set_error("%s", buf);
+	if (!quiet)
+		fprintf(stderr, "libaccel: ACCEL_BACKEND=cuda: %s\n", buf);
+	return ret;
+}
+
+int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
+{
+	struct accel_exec_attach at = { 0 };
+	struct accel_stream_create sc = { 0 };
+	struct accel_cuda *cx;
+	cudaError_t e;
+	int ndev = 0, ret;
+
+	pthread_once(&rt_once, rt_load);
+	if (rt.load_error)
+		return cx_fail_start(quiet, rt.load_error, "%s", rt.why);
+	e = rt.cudaGetDeviceCount(&ndev);
+	if (e != cudaSuccess)
+		return cx_fail_start(quiet, -ENODEV,
+				     "no usable GPU: cudaGetDeviceCount: %s: %s",
+				     rt.cudaGetErrorName(e),
+				     rt.cudaGetErrorString(e));
+	if (ndev <= 0)
+		return cx_fail_start(quiet, -ENODEV, "no CUDA device");
+	if (!(ctx->info.caps & ACCEL_CAP_EXECUTOR))
+		return cx_fail_start(quiet, -ENODEV,
+				     "the %s transport has no executor protocol (ACCEL_CAP_EXECUTOR): upgrade the accelstream module",
+				     ctx->ops->name);
+
+	cx = calloc(1, sizeof(*cx));
+	if (!cx)
+		return -ENOMEM;
+	cx->ctx = ctx;
+	cx->device = (int)env_uint("ACCEL_CUDA_DEVICE", 0);
+	if (cx->device >= ndev) {
+		ret = cx_fail_start(quiet, -ENODEV,
+				    "ACCEL_CUDA_DEVICE=%d: only %d device(s)",
+				    cx->device, ndev);
+		free(cx);
+		return ret;
+	}
+	cx->batch_ok = (rt.batch13 || rt.batch12) &&
+		       !accel_env_flag("ACCEL_CUDA_NO_BATCH");
+	cx->batch_max_bytes = env_uint("ACCEL_CUDA_BATCH_MAX", 256 * 1024);
+	cx->spin_ns = env_uint("ACCEL_CUDA_SPIN_US", 50) * 1000U;
+	pthread_mutex_init(&cx->lock, NULL);
+	pthread_mutex_init(&cx->map_lock, NULL);
+	pthread_cond_init(&cx->cond, NULL);
+
+	e = rt.cudaSetDevice(cx->device);
+	if (e == cudaSuccess)
+		e = rt.cudaFree(NULL);	/* create the device context now */
+	if (e == cudaSuccess)
+		e = rt.cudaDeviceGetStreamPriorityRange(&cx->prio_least,
+							&cx->prio_greatest);
+	if (e != cudaSuccess) {
+		ret = cx_fail_start(quiet, -ENODEV, "device %d: %s: %s",
+				    cx->device, rt.cudaGetErrorName(e),
+				    rt.cudaGetErrorString(e));
+		goto err_free;
+	}
+	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_CREATE, &sc);
+	if (ret)
+		goto err_free;
+	cx->ctl_stream = sc.handle;
+	ret = accel_ioctl(ctx, ACCEL_IOC_EXEC_ATTACH, &at);
+	if (ret) {
+		cx_fail_start(quiet, ret, "EXEC_ATTACH: %s", strerror(-ret));
+		goto err_stream;
+	}
+	ctx->cuda = cx;
+	if (pthread_create(&cx->done_thread, NULL, cx_done_main, cx)) {
+		ret = -ENOMEM;
+		goto err_detach;
+	}
+	if (pthread_create(&cx->fetch_thread, NULL, cx_fetch_main, cx)) {
+		pthread_mutex_lock(&cx->lock);
+		cx->stop_done = cx->fetch_exited = true;
+		pthread_cond_signal(&cx->cond);
+		pthread_mutex_unlock(&cx->lock);
+		pthread_join(cx->done_thread, NULL);
+		ret = -ENOMEM;
+		goto err_detach;
+	}
+	return 0;
+
+err_detach:
+	ctx->cuda = NULL;
+	accel_ioctl(ctx, ACCEL_IOC_EXEC_DETACH, &at);
+err_stream:
+	{
+		struct accel_handle h = { .handle = cx->ctl_stream };
+
+		accel_ioctl(ctx, ACCEL_IOC_STREAM_DESTROY, &h);
+	}
+err_free:
+	pthread_cond_destroy(&cx->cond);
+	pthread_mutex_destroy(&cx->map_lock);
+	pthread_mutex_destroy(&cx->lock);
+	free(cx);
+	return ret;
+}
+
+void accel_cuda_stop(struct accel_ctx *ctx)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	struct accel_desc nop = { .op = ACCEL_OP_NOP };
+
+	if (!cx)
+		return;
+	/* The fetcher sleeps in EXEC_FETCH: a NOP on our stream wakes it. */
+	pthread_mutex_lock(&cx->lock);
+	cx->stop_fetch = true;
+	pthread_mutex_unlock(&cx->lock);
+	accel_submit(ctx, cx->ctl_stream, &nop, 1, NULL);
+	pthread_join(cx->fetch_thread, NULL);
+	/* What went to the device completes and is reported. */
+	pthread_mutex_lock(&cx->lock);
+	cx->stop_done = true;
+	pthread_cond_signal(&cx->cond);
+	pthread_mutex_unlock(&cx->lock);
+	pthread_join(cx->done_thread, NULL);
+	/*
+	 * Stay attached: closing the transport cancels what was never
+	 * fetched, where a detach would let the CPU engine run it.
+	 */
+}
+
+void accel_cuda_free_ctx(struct accel_ctx *ctx)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	struct cx_zombie *z;
+	unsigned int i;
+
+	if (!cx)
+		return;
+	rt.cudaSetDevice(cx->device);
+	for (i = 0; i < CX_BUCKETS; i++) {
+		struct cx_stream *s;
+
+		while ((s = cx->buckets[i])) {
+			cx->buckets[i] = s->hnext;
+			free(s->open);
+			cx_stream_free(cx, s);
+		}
+	}
+	while ((z = cx->zombies)) {
+		cx->zombies = z->next;
+		cx_region_cleanup(cx, &z->r);
+		free(z);
+	}
+	for (i = 0; i < cx->npool; i++)
+		rt.cudaEventDestroy(cx->pool[i]);
+	free(cx->pool);
+	free(cx->map);
+	free(cx->dead_streams);
+	pthread_cond_destroy(&cx->cond);
+	pthread_mutex_destroy(&cx->map_lock);
+	pthread_mutex_destroy(&cx->lock);
+	free(cx);
+	ctx->cuda = NULL;
+}
+
+#endif /* ACCEL_HAVE_CUDA */
