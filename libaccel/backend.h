@@ -65,5 +65,7 @@ int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
 void accel_cuda_region_teardown(struct accel_ctx *ctx,
 				const struct accel_region *r);
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
+/* Retry the releases that waited for queued work. */
+void accel_cuda_reap(struct accel_ctx *ctx);
 
 #endif /* LIBACCEL_BACKEND_H */

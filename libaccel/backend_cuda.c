@@ -107,6 +107,11 @@ void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 	(void)ctx; (void)kstream;
 }
 
+void accel_cuda_reap(struct accel_ctx *ctx)
+{
+	(void)ctx;
+}
+
 #else /* ACCEL_HAVE_CUDA */
 
 #include <cuda_runtime_api.h>
@@ -1334,6 +1339,12 @@ void accel_cuda_region_teardown(struct accel_ctx *ctx,
 				const struct accel_region *r)
 {
 	cx_region_cleanup(ctx->cuda, r);
+}
+
+void accel_cuda_reap(struct accel_ctx *ctx)
+{
+	if (ctx->cuda)
+		cx_zombies_retry(ctx->cuda);
 }
 
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)

@@ -242,6 +242,11 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	reg.flags = (flags & ACCEL_HOST_REGISTER_READONLY) ?
 		    ACCEL_MEM_READONLY : 0;
 	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (ret == -EEXIST && ctx->cuda) {
+		/* A range released with work queued that has retired since. */
+		accel_cuda_reap(ctx);
+		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
+	}
 	if (ret)
 		goto out_unlock;
 	memset(&r, 0, sizeof(r));

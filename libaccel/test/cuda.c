@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUDA executor (ACCEL_BACKEND=cuda, forced here): copies of every
+ * kind and size through the device, batched small copies, dependent
+ * copies that must not share a batch, cross-stream ordering on device
+ * events, stream-ordered frees, CUDA errors as errnos. Skips, with the
+ * reason, where no GPU is usable or libaccel was built without CUDA.
+ */
+#include "helpers.h"
+
+static unsigned char *host_buf(size_t n)
+{
+	void *p = NULL;
+
+	if (accel_host_alloc(NULL, &p, n, 0))
+		return NULL;
+	return p;
+}
+
+static int backend_is_cuda(void)
+{
+	const char *name = NULL;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_context_get_backend(NULL, &name));
+	CHECK(!strcmp(name, "cuda"));
+	return T_PASS;
+}
+
+static int round_trip_sizes(void)
+{
+	static const size_t sizes[] = { 1, 64, 4096 + 3, (1 << 20) + 5,
+					64 << 20 };
+	unsigned char *a, *b;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i];
+
+		a = host_buf(n);
+		b = host_buf(n);
+		CHECK(a && b);
+		CHECK_OK(accel_malloc(NULL, &d, n));
+		t_fill(a, n, i + 1);
+		CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(t_check_fill(b, n, i + 1));
+		CHECK_OK(accel_free(d));
+		CHECK_OK(accel_host_free(a));
+		CHECK_OK(accel_host_free(b));
+	}
+	return T_PASS;
+}
+
+static int registered_and_d2d(void)
+{
+	const size_t n = 3 << 20;
+	unsigned char *a = malloc(n), *b = malloc(n);
+	accel_stream_t s;
+	void *d1, *d2;
+
+	CHECK(a && b);
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_host_register(NULL, a, n, 0));
+	CHECK_OK(accel_host_register(NULL, b, n, 0));
+	CHECK_OK(accel_malloc(NULL, &d1, n));
+	CHECK_OK(accel_malloc(NULL, &d2, n));
+	t_fill(a, n, 9);
+	memset(b, 0, n);
+	CHECK_OK(accel_memcpy_async(s, d1, a, n, ACCEL_MEMCPY_DEFAULT));
+	CHECK_OK(accel_memcpy_async(s, (char *)d2 + 1, (char *)d1 + 1, n - 1,
+				    ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(s, d2, d1, 1, ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(s, b, d2, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(memcmp(a, b, n) == 0);
+	CHECK_OK(accel_host_unregister(a, 0));
+	CHECK_OK(accel_host_unregister(b, 0));
+	free(a);
+	free(b);
+	return T_PASS;
+}
+
+/* Many small copies queued behind a gate go out in one fetch: batched. */
+static int small_copies_batched(void)
+{
+	const unsigned int n = 512;
+	unsigned char *a, *b;
+	accel_event_t gate;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	a = host_buf(n * 64);
+	b = host_buf(n * 64);
+	CHECK(a && b);
+	CHECK_OK(accel_malloc(NULL, &d, n * 64));
+	t_fill(a, n * 64, 4);
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < n; i++)
+		CHECK_OK(accel_memcpy_async(s, (char *)d + i * 64, a + i * 64,
+					    64, ACCEL_MEMCPY_H2D));
+	for (i = 0; i < n; i++)
+		CHECK_OK(accel_memcpy_async(s, b + i * 64, (char *)d + i * 64,
+					    64, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(b, n * 64, 4));
+	return T_PASS;
+}
+
+/* A chain d0 -> d1 -> d2 -> ... fetched at once: order must hold. */
+static int dependent_copies_in_one_fetch(void)
+{
+	const unsigned int links = 16;
+	const size_t n = 256;
+	unsigned char *a, *b;
+	accel_event_t gate;
+	accel_stream_t s;
+	unsigned int i;
+	char *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	a = host_buf(n);
+	b = host_buf(n);
+	CHECK(a && b);
+	CHECK_OK(accel_malloc(NULL, (void **)&d, n * (links + 1)));
+	t_fill(a, n, 5);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
+	for (i = 0; i < links; i++)
+		CHECK_OK(accel_memcpy_async(s, d + (i + 1) * n, d + i * n, n,
+					    ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(s, b, d + links * n, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(b, n, 5));
+	return T_PASS;
+}
+
+/* s2 reads what s1 wrote, ordered by an event on the device. */
+static int cross_stream_event(void)
+{
+	const size_t n = 32 << 20;
+	unsigned char *a, *b;
+	accel_stream_t s1, s2;
+	accel_event_t ev;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
+	a = host_buf(n);
+	b = host_buf(n);
+	CHECK(a && b);
+	CHECK_OK(accel_malloc(NULL, &d, n));
+	t_fill(a, n, 8);
+	CHECK_OK(accel_memcpy_async(s1, d, a, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_event_record(ev, s1));
+	CHECK_OK(accel_stream_wait_event(s2, ev, 0));
+	CHECK_OK(accel_memcpy_async(s2, b, d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+	CHECK(t_check_fill(b, n, 8));
+	CHECK_OK(accel_event_query(ev));
+	return T_PASS;
+}
+
+static int pageable_both_sides(void)
+{
+	const size_t n = (1 << 20) + 17;
+	unsigned char *a = malloc(n), *b = malloc(n);
+	accel_stream_t s;
+	void *d;
+
+	CHECK(a && b);
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, &d, n));
+	t_fill(a, n, 2);
+	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
+	memset(a, 0, n);	/* staged: the caller may reuse it at once */
+	CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(b, n, 2));
+	free(a);
+	free(b);
+	return T_PASS;
+}
+
+/* Freed with work queued: the memory lives until that work retired. */
+static int stream_ordered_free(void)
+{
+	const size_t n = 1 << 20;
+	unsigned char *a, *b;
+	accel_event_t gate;
+	accel_stream_t s;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	a = host_buf(n);
+	b = host_buf(n);
+	CHECK(a && b);
+	CHECK_OK(accel_malloc(NULL, &d, n));
+	t_fill(a, n, 6);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_free(d));
+	CHECK_OK(accel_host_free(a));
+	CHECK_RET(accel_free(d), -ENOENT);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(b, n, 6));
+	return T_PASS;
+}
+
+static int cuda_errors_are_errnos(void)
+{
+	void *d = NULL;
+
+	CHECK(t_ctx());
+	/* 1 PiB: the device says no; the text names the CUDA error. */
+	CHECK_RET(accel_malloc(NULL, &d, (size_t)1 << 50), -ENOMEM);
+	printf("# %s\n", accel_last_error_string());
+	CHECK(strstr(accel_last_error_string(), "cudaMalloc"));
+	/* And the context is still usable: not a sticky error. */
+	CHECK_OK(accel_malloc(NULL, &d, 4096));
+	CHECK_OK(accel_free(d));
+	return T_PASS;
+}
+
+static int many_streams_and_destroy(void)
+{
+	const size_t n = 4096;
+	accel_stream_t s[32];
+	unsigned char *a, *b;
+	unsigned int i;
+	void *d;
+
+	CHECK(t_ctx());
+	a = host_buf(n * 32);
+	b = host_buf(n * 32);
+	CHECK(a && b);
+	CHECK_OK(accel_malloc(NULL, &d, n * 32));
+	t_fill(a, n * 32, 3);
+	for (i = 0; i < 32; i++) {
+		CHECK_OK(accel_stream_create(NULL, 0, i & 1 ? -1 : 0, &s[i]));
+		CHECK_OK(accel_memcpy_async(s[i], (char *)d + i * n, a + i * n,
+					    n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s[i], b + i * n, (char *)d + i * n,
+					    n, ACCEL_MEMCPY_D2H));
+	}
+	/* Destroyed with work queued: it still runs. */
+	for (i = 0; i < 32; i += 2)
+		CHECK_OK(accel_stream_destroy(s[i]));
+	for (i = 1; i < 32; i += 2)
+		CHECK_OK(accel_stream_synchronize(s[i], 60 * T_SEC));
+	for (i = 0; i < 1000; i++) {
+		if (t_check_fill(b, n * 32, 3))
+			break;
+		usleep(10000);
+	}
+	CHECK(t_check_fill(b, n * 32, 3));
+	return T_PASS;
+}
+
+int main(void)
+{
+	static const struct t_case cases[] = {
+		T(backend_is_cuda), T(round_trip_sizes), T(registered_and_d2d),
+		T(small_copies_batched), T(dependent_copies_in_one_fetch),
+		T(cross_stream_event), T(pageable_both_sides),
+		T(stream_ordered_free), T(cuda_errors_are_errnos),
+		T(many_streams_and_destroy),
+	};
+
+	/* This program is about the CUDA backend, whatever the caller says. */
+	setenv("ACCEL_BACKEND", "cuda", 1);
+	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
+}
