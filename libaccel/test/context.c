@@ -69,8 +69,32 @@ static int environment(void)
 {
 	const char *t = getenv("ACCEL_TRANSPORT");
 
-	if (with_env("ACCEL_BACKEND", "cuda", -ENODEV))
-		return T_FAIL;
+	/* cuda: a CUDA context where a GPU is usable, else a clear -ENODEV. */
+	{
+		const char *old = getenv("ACCEL_BACKEND");
+		char *saved = old ? strdup(old) : NULL;
+		const char *name = NULL;
+		accel_context *ctx;
+		int ret;
+
+		setenv("ACCEL_BACKEND", "cuda", 1);
+		ret = accel_context_create(&ctx, 0);
+		if (saved)
+			setenv("ACCEL_BACKEND", saved, 1);
+		else
+			unsetenv("ACCEL_BACKEND");
+		free(saved);
+		if (!ret) {
+			CHECK_OK(accel_context_get_backend(ctx, &name));
+			accel_context_destroy(ctx);
+			CHECK(!strcmp(name, "cuda"));
+		} else {
+			CHECK_RET(ret, -ENODEV);
+			printf("# ACCEL_BACKEND=cuda: %s\n",
+			       accel_last_error_string());
+			CHECK(*accel_last_error_string());
+		}
+	}
 	if (with_env("ACCEL_BACKEND", "bogus", -EINVAL))
 		return T_FAIL;
 	if (with_env("ACCEL_BACKEND", "cpu", 0))

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A stand-in libcudart for machines without a GPU: "device" memory is host
+ * memory and every copy runs at once, in call order. It lets the CUDA
+ * executor's bookkeeping (fetch, ranges, batching, completions, frees)
+ * run under the sanitizers here: ACCEL_CUDART=.../libfakecudart.so.
+ * Only the calls libaccel makes exist. FAKE_CUDA_BATCH=0 makes the batch
+ * call fail as unsupported.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+static int batch_calls;
+
+cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+cudaError_t cudaSetDevice(int d) { return d ? cudaErrorInvalidDevice : cudaSuccess; }
+cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+const char *cudaGetErrorName(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "cudaErrorMemoryAllocation" : "cudaErrorFake"; }
+const char *cudaGetErrorString(cudaError_t e) { (void)e; return "fake error"; }
+
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+	if (n > ((size_t)1 << 40))
+		return cudaErrorMemoryAllocation;
+	*p = calloc(1, n ? n : 1);
+	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f) { (void)p; (void)n; (void)f; return cudaSuccess; }
+cudaError_t cudaHostUnregister(void *p) { (void)p; return cudaSuccess; }
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+	*least = 0;
+	*greatest = -5;
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int f, int p)
+{
+	(void)f; (void)p;
+	*s = malloc(16);
+	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) { free(s); return cudaSuccess; }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int f)
+{
+	(void)f;
+	*e = malloc(16);
+	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) { free(e); return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { (void)e; (void)s; return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t e) { (void)e; return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void)e; return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f) { (void)s; (void)e; (void)f; return cudaSuccess; }
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
+			    enum cudaMemcpyKind k, cudaStream_t s)
+{
+	(void)k; (void)s;
+	memmove(dst, src, n);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
+				 const size_t *sizes, size_t count,
+				 struct cudaMemcpyAttributes *attrs,
+				 size_t *idx, size_t nattrs, cudaStream_t s)
+{
+	const char *b = getenv("FAKE_CUDA_BATCH");
+	size_t i;
+
+	(void)s; (void)idx;
+	if (b && !strcmp(b, "0"))
+		return cudaErrorNotSupported;
+	if (!nattrs || attrs[0].srcAccessOrder != cudaMemcpySrcAccessOrderStream)
+		return cudaErrorInvalidValue;
+	/* Copies of a batch have no order: run them backwards to show it. */
+	for (i = count; i-- > 0; )
+		memmove(dsts[i], srcs[i], sizes[i]);
+	__atomic_add_fetch(&batch_calls, 1, __ATOMIC_RELAXED);
+	return cudaSuccess;
+}
