@@ -9,7 +9,8 @@
  * standard output, so that `stream_file FILE | sha256sum` can be compared
  * with `sha256sum FILE`. The figures go to standard error.
  *
- * Usage: stream_file [-c CHUNK_BYTES] FILE [SIZE]
+ * Usage: stream_file [-c CHUNK_BYTES] [-n NAME] FILE [SIZE]
+ *   NAME: what to call the input in the figures (default: FILE).
  *   SIZE: bytes to stream (default: the file's size); lets a block device
  *   carry a file whose size is not a multiple of its sectors.
  */
@@ -121,21 +122,25 @@ int main(int argc, char **argv)
 	accel_stream_t sa, sb;
 	accel_context *ctx;
 	struct sigaction sa_int = { .sa_handler = on_signal };
-	const char *path;
+	const char *path, *name = NULL;
 	double t0, t1;
 	int opt, fd, ret, s;
 
-	while ((opt = getopt(argc, argv, "c:")) != -1) {
-		if (opt != 'c' || !(chunk = strtoull(optarg, NULL, 0))) {
-			fprintf(stderr, "usage: %s [-c CHUNK_BYTES] FILE [SIZE]\n", argv[0]);
+	while ((opt = getopt(argc, argv, "c:n:")) != -1) {
+		if (opt == 'n') {
+			name = optarg;
+		} else if (opt != 'c' || !(chunk = strtoull(optarg, NULL, 0))) {
+			fprintf(stderr, "usage: %s [-c CHUNK_BYTES] [-n NAME] FILE [SIZE]\n", argv[0]);
 			return 2;
 		}
 	}
 	if (optind >= argc || argc - optind > 2) {
-		fprintf(stderr, "usage: %s [-c CHUNK_BYTES] FILE [SIZE]\n", argv[0]);
+		fprintf(stderr, "usage: %s [-c CHUNK_BYTES] [-n NAME] FILE [SIZE]\n", argv[0]);
 		return 2;
 	}
 	path = argv[optind];
+	if (!name)
+		name = path;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -252,7 +257,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return die("synchronize", ret);
 
-	fprintf(stderr, "stream_file: file      %s\n", path);
+	fprintf(stderr, "stream_file: file      %s\n", name);
 	fprintf(stderr, "stream_file: bytes     %" PRIu64 "\n", size);
 	fprintf(stderr, "stream_file: chunks    %" PRIu64 " of %zu bytes, %d staging slots\n",
 		nchunks, chunk, NSLOT);

@@ -80,7 +80,7 @@ if [ -e /proc/modules ] && [ -d "$host_kdir" ] && [ "$(id -u)" = 0 ]; then
 	build static make -C examples static OUT="$out/bin"
 	say "running on this host"
 	ACCELCTL=$ROOT/build/accelctl/accelctl ACCEL_KO=$ROOT/driver/accelstream.ko \
-		BIN=$out/bin scripts/run/job.sh "$file" "$size" "$sha"
+		BIN=$out/bin scripts/run/job.sh "$file" "$size" "$sha" "$file"
 	exit $?
 fi
 
@@ -95,7 +95,7 @@ build static make -C examples static OUT="$p/bin"
 cp scripts/run/job.sh "$p/bin/"
 printf 'virtio_pci\nvirtio_blk\n' > "$p/kmods.list"
 # The file reaches the guest as a read-only virtio disk, /dev/vda: any size.
-echo "job ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko BIN=/payload/bin sh /payload/bin/job.sh /dev/vda $size $sha" > "$p/tests.list"
+echo "job ACCELCTL=/payload/bin/accelctl ACCEL_KO=/payload/modules/accelstream.ko BIN=/payload/bin sh /payload/bin/job.sh /dev/vda $size $sha $(basename "$file" | tr -c "A-Za-z0-9._\n-" _)" > "$p/tests.list"
 
 QEMU_EXTRA="-drive file=${file//,/,,},format=raw,if=virtio,readonly=on" \
 	VM_OUT=$out/vm scripts/vm/run-vm.sh "$p" > "$out/vm.log" 2>&1

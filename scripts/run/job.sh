@@ -7,11 +7,11 @@
 # SHA-256 of what came back with the file's, interrupt a second run in the
 # middle, show that nothing stays pinned, unload.
 #
-# Usage: job.sh INPUT SIZE SHA256
+# Usage: job.sh INPUT SIZE SHA256 [NAME]
 # Environment: ACCELCTL (accelctl), ACCEL_KO (the module), BIN (where the
 # examples are), DEVICE_MB (the module's max_device_mb for this run).
 set -u
-input=$1 size=$2 want=$3
+input=$1 size=$2 want=$3 name=${4:-$1}
 ACCELCTL=${ACCELCTL:-accelctl}
 BIN=${BIN:-.}
 DEVICE_MB=${DEVICE_MB:-16}
@@ -31,12 +31,12 @@ for ex in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
 	"$BIN/$ex" || bad "$ex exited $?"
 done
 
-say "== stream_file: $input, $size bytes, device memory $DEVICE_MB MiB"
+say "== stream_file: $name ($input), $size bytes, device memory $DEVICE_MB MiB"
 mkdir -p "$tmp"
 mkfifo "$tmp/back"
 sha256sum < "$tmp/back" > "$tmp/sum" &
 hasher=$!
-"$BIN/stream_file" "$input" "$size" > "$tmp/back"
+"$BIN/stream_file" -n "$name" "$input" "$size" > "$tmp/back"
 rc=$?
 wait $hasher
 got=$(cut -d' ' -f1 "$tmp/sum")
