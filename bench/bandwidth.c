@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copy bandwidth: libaccel next to a baseline measured in the same run.
+ *
+ *   GPU (ACCEL_BACKEND=cuda): H2D, D2H, D2D from pinned memory, 4 KiB to
+ *   1 GiB, 1, 2 and 4 streams, H2D+D2H at once, and pageable H2D;
+ *   libaccel (accel_memcpy_async + accel_stream_synchronize) against raw
+ *   cudaMemcpyAsync + cudaStreamSynchronize on cudaMallocHost/cudaMalloc.
+ *
+ *   CPU (ACCEL_BACKEND=cpu): the same copies run by the transport's
+ *   engine (the kernel's soft engine or the inproc workers) against
+ *   memcpy(3) in as many threads as streams.
+ *
+ * Each cell moves about BENCH_BYTES (default 512 MiB) in at least
+ * BENCH_REPS (default 3) rounds; BENCH_MAX (default 1 GiB) caps the size.
+ * The ratio is libaccel / raw, in percent of the raw bandwidth.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+
+#include "bench.h"
+
+#define MAX_STREAMS	4
+
+enum dir { H2D, D2H, D2D, NDIR };
+static const char *const dir_name[] = { "H2D", "D2H", "D2D" };
+
+static size_t max_size, target_bytes;
+static unsigned int min_reps;
+
+struct bufs {
+	unsigned char *host[2];		/* pinned */
+	unsigned char *dev[2];
+};
+
+static unsigned int reps_for(size_t size)
+{
+	size_t r = target_bytes / size;
+
+	if (r < min_reps)
+		r = min_reps;
+	if (r > 2000)
+		r = 2000;
+	return (unsigned int)r;
+}
+
+/* Where stream @i copies: its own slice while they fit, else shared. */
+static size_t slice(size_t size, unsigned int i)
+{
+	return (size_t)i * size + size <= max_size ? (size_t)i * size : 0;
+}
+
+static void pick(const struct bufs *b, enum dir d, size_t off,
+		 void **dst, void **src)
+{
+	switch (d) {
+	case H2D: *dst = b->dev[0] + off; *src = b->host[0] + off; break;
+	case D2H: *dst = b->host[1] + off; *src = b->dev[0] + off; break;
+	default:  *dst = b->dev[1] + off; *src = b->dev[0] + off; break;
+	}
+}
+
+static double gbps(size_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes / (double)ns : 0.0;
+}
+
+/* libaccel: @n streams, each copying @size per round. */
+static double run_accel(accel_stream_t *s, unsigned int n,
+			const struct bufs *b, enum dir d, size_t size,
+			unsigned int reps)
+{
+	uint64_t t0, t1;
+	unsigned int r, i;
+	void *dst, *src;
+
+	/* Warm-up round, not timed. */
+	for (i = 0; i < n; i++) {
+		pick(b, d, slice(size, i), &dst, &src);
+		AC(accel_memcpy_async(s[i], dst, src, size, ACCEL_MEMCPY_DEFAULT));
+	}
+	for (i = 0; i < n; i++)
+		AC(accel_stream_synchronize(s[i], ACCEL_TIMEOUT_INFINITE));
+	t0 = bench_ns();
+	for (r = 0; r < reps; r++) {
+		for (i = 0; i < n; i++) {
+			pick(b, d, slice(size, i), &dst, &src);
+			AC(accel_memcpy_async(s[i], dst, src, size,
+					      ACCEL_MEMCPY_DEFAULT));
+		}
+	}
+	for (i = 0; i < n; i++)
+		AC(accel_stream_synchronize(s[i], ACCEL_TIMEOUT_INFINITE));
+	t1 = bench_ns();
+	return gbps((size_t)reps * n * size, t1 - t0);
+}
+
+#ifdef HAVE_CUDA
+static double run_cuda(cudaStream_t *s, unsigned int n, const struct bufs *b,
+		       enum dir d, size_t size, unsigned int reps)
+{
+	uint64_t t0, t1;
+	unsigned int r, i;
+	void *dst, *src;
+
+	for (i = 0; i < n; i++) {
+		pick(b, d, slice(size, i), &dst, &src);
+		CU(cudaMemcpyAsync(dst, src, size, cudaMemcpyDefault, s[i]));
+	}
+	for (i = 0; i < n; i++)
+		CU(cudaStreamSynchronize(s[i]));
+	t0 = bench_ns();
+	for (r = 0; r < reps; r++) {
+		for (i = 0; i < n; i++) {
+			pick(b, d, slice(size, i), &dst, &src);
+			CU(cudaMemcpyAsync(dst, src, size, cudaMemcpyDefault,
+					   s[i]));
+		}
+	}
+	for (i = 0; i < n; i++)
+		CU(cudaStreamSynchronize(s[i]));
+	t1 = bench_ns();
+	return gbps((size_t)reps * n * size, t1 - t0);
+}
+#endif
+
+/* The CPU baseline: memcpy in @n threads. */
+struct cpu_job {
+	void *dst;
+	const void *src;
+	size_t size;
+	unsigned int reps;
+};
+
+static void *cpu_worker(void *arg)
+{
+	struct cpu_job *j = arg;
+	unsigned int r;
+
+	for (r = 0; r < j->reps; r++)
+		memcpy(j->dst, j->src, j->size);
+	return NULL;
+}
+
+static double run_memcpy(unsigned int n, const struct bufs *b, enum dir d,
+			 size_t size, unsigned int reps)
+{
+	struct cpu_job jobs[MAX_STREAMS];
+	pthread_t th[MAX_STREAMS];
+	uint64_t t0, t1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void *dst, *src;
+
+		pick(b, d, slice(size, i), &dst, &src);
+		jobs[i] = (struct cpu_job){ dst, src, size, reps };
+	}
+	t0 = bench_ns();
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, cpu_worker, &jobs[i]);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	t1 = bench_ns();
+	return gbps((size_t)reps * n * size, t1 - t0);
+}
+
+static void row(const char *what, size_t size, unsigned int n, double lib,
+		double raw)
+{
+	char sz[32];
+
+	if (size >= (1 << 30))
+		snprintf(sz, sizeof(sz), "%zu GiB", size >> 30);
+	else if (size >= (1 << 20))
+		snprintf(sz, sizeof(sz), "%zu MiB", size >> 20);
+	else
+		snprintf(sz, sizeof(sz), "%zu KiB", size >> 10);
+	printf("%-10s %8s %7u %12.2f %12.2f %8.1f%%\n", what, sz, n, lib, raw,
+	       raw > 0 ? 100.0 * lib / raw : 0.0);
+	fflush(stdout);
+}
+
+int main(void)
+{
+	static const size_t sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20,
+					256 << 20, (size_t)1 << 30 };
+	static const unsigned int nstreams[] = { 1, 2, 4 };
+	accel_stream_t as[MAX_STREAMS];
+	struct bufs lb, rb;
+	accel_context *ctx;
+	unsigned int i, k;
+	int gpu;
+	enum dir d;
+#ifdef HAVE_CUDA
+	cudaStream_t cs[MAX_STREAMS];
+#endif
+
+	max_size = env_size("BENCH_MAX", (size_t)1 << 30);
+	target_bytes = env_size("BENCH_BYTES", (size_t)512 << 20);
+	min_reps = (unsigned int)env_size("BENCH_REPS", 3);
+	ctx = bench_ctx(&gpu);
+	for (i = 0; i < MAX_STREAMS; i++)
+		AC(accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &as[i]));
+
+	/* libaccel's buffers, and the baseline's own. */
+	for (i = 0; i < 2; i++) {
+		AC(accel_host_alloc(ctx, (void **)&lb.host[i], max_size, 0));
+		AC(accel_malloc(ctx, (void **)&lb.dev[i], max_size));
+		memset(lb.host[i], i + 1, max_size);
+	}
+	if (gpu) {
+#ifdef HAVE_CUDA
+		for (i = 0; i < 2; i++) {
+			CU(cudaMallocHost((void **)&rb.host[i], max_size));
+			CU(cudaMalloc((void **)&rb.dev[i], max_size));
+			memset(rb.host[i], i + 1, max_size);
+		}
+		for (i = 0; i < MAX_STREAMS; i++)
+			CU(cudaStreamCreateWithFlags(&cs[i], cudaStreamNonBlocking));
+#endif
+	} else {
+		for (i = 0; i < 2; i++) {
+			rb.host[i] = malloc(max_size);
+			rb.dev[i] = malloc(max_size);
+			if (!rb.host[i] || !rb.dev[i])
+				return 1;
+			memset(rb.host[i], i + 1, max_size);
+			memset(rb.dev[i], i + 3, max_size);
+		}
+	}
+	printf("# bandwidth in GB/s (1e9 bytes/s); ratio = libaccel / %s\n",
+	       gpu ? "raw cudaMemcpyAsync" : "memcpy in one thread per stream");
+	printf("%-10s %8s %7s %12s %12s %9s\n", "copy", "size", "streams",
+	       "libaccel", gpu ? "raw-cuda" : "memcpy", "ratio");
+
+	for (d = H2D; d < NDIR; d++) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			size_t size = sizes[k];
+
+			if (size > max_size)
+				continue;
+			for (i = 0; i < sizeof(nstreams) / sizeof(nstreams[0]); i++) {
+				unsigned int n = nstreams[i];
+				unsigned int reps = reps_for(size * n);
+				double lib, raw;
+
+				/* Big copies on many streams say nothing more. */
+				if (n > 1 && size > ((size_t)256 << 20))
+					continue;
+				lib = run_accel(as, n, &lb, d, size, reps);
+#ifdef HAVE_CUDA
+				raw = gpu ? run_cuda(cs, n, &rb, d, size, reps) :
+					    run_memcpy(n, &rb, d, size, reps);
+#else
+				raw = run_memcpy(n, &rb, d, size, reps);
+#endif
+				row(dir_name[d], size, n, lib, raw);
+			}
+		}
+	}
+
+	/* H2D and D2H at once, on two streams: both directions of the link. */
+	{
+		size_t size = max_size < ((size_t)256 << 20) ? max_size :
+			      (size_t)256 << 20;
+		unsigned int reps = reps_for(size), r;
+		uint64_t t0;
+		double lib, raw = 0;
+
+		t0 = bench_ns();
+		for (r = 0; r < reps; r++) {
+			AC(accel_memcpy_async(as[0], lb.dev[0], lb.host[0], size,
+					      ACCEL_MEMCPY_H2D));
+			AC(accel_memcpy_async(as[1], lb.host[1], lb.dev[1], size,
+					      ACCEL_MEMCPY_D2H));
+		}
+		AC(accel_stream_synchronize(as[0], ACCEL_TIMEOUT_INFINITE));
+		AC(accel_stream_synchronize(as[1], ACCEL_TIMEOUT_INFINITE));
+		lib = gbps(2 * (size_t)reps * size, bench_ns() - t0);
+#ifdef HAVE_CUDA
+		if (gpu) {
+			t0 = bench_ns();
+			for (r = 0; r < reps; r++) {
+				CU(cudaMemcpyAsync(rb.dev[0], rb.host[0], size,
+						   cudaMemcpyHostToDevice, cs[0]));
+				CU(cudaMemcpyAsync(rb.host[1], rb.dev[1], size,
+						   cudaMemcpyDeviceToHost, cs[1]));
+			}
+			CU(cudaStreamSynchronize(cs[0]));
+			CU(cudaStreamSynchronize(cs[1]));
+			raw = gbps(2 * (size_t)reps * size, bench_ns() - t0);
+		}
+#endif
+		if (!gpu) {
+			struct cpu_job j[2] = {
+				{ rb.dev[0], rb.host[0], size, reps },
+				{ rb.host[1], rb.dev[1], size, reps },
+			};
+			pthread_t th[2];
+
+			t0 = bench_ns();
+			for (i = 0; i < 2; i++)
+				pthread_create(&th[i], NULL, cpu_worker, &j[i]);
+			for (i = 0; i < 2; i++)
+				pthread_join(th[i], NULL);
+			raw = gbps(2 * (size_t)reps * size, bench_ns() - t0);
+		}
+		row("H2D+D2H", size, 2, lib, raw);
+	}
+
+	/* Pageable H2D: libaccel stages through a bounce buffer. */
+	{
+		size_t size = max_size < ((size_t)64 << 20) ? max_size :
+			      (size_t)64 << 20;
+		unsigned int reps = reps_for(size), r;
+		unsigned char *p = malloc(size);
+		uint64_t t0;
+		double lib, raw = 0;
+
+		if (!p)
+			return 1;
+		memset(p, 7, size);
+		t0 = bench_ns();
+		for (r = 0; r < reps; r++)
+			AC(accel_memcpy_async(as[0], lb.dev[0], p, size,
+					      ACCEL_MEMCPY_H2D));
+		AC(accel_stream_synchronize(as[0], ACCEL_TIMEOUT_INFINITE));
+		lib = gbps((size_t)reps * size, bench_ns() - t0);
+#ifdef HAVE_CUDA
+		if (gpu) {
+			t0 = bench_ns();
+			for (r = 0; r < reps; r++)
+				CU(cudaMemcpyAsync(rb.dev[0], p, size,
+						   cudaMemcpyHostToDevice, cs[0]));
+			CU(cudaStreamSynchronize(cs[0]));
+			raw = gbps((size_t)reps * size, bench_ns() - t0);
+		}
+#endif
+		if (!gpu)
+			raw = run_memcpy(1, &rb, H2D, size, reps);
+		row("H2D-pgbl", size, 1, lib, raw);
+		free(p);
+	}
+	accel_context_destroy(ctx);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared bits of the benchmarks: clocks, statistics, the libaccel context
+ * and, when built with CUDA (HAVE_CUDA), checked raw CUDA calls for the
+ * baseline measured in the same run.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "accel.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#define CU(call) do {							\
+	cudaError_t _e = (call);					\
+	if (_e != cudaSuccess) {					\
+		fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__,	\
+			#call, cudaGetErrorString(_e));			\
+		exit(1);						\
+	}								\
+} while (0)
+#endif
+
+#define AC(call) do {							\
+	int _r = (call);						\
+	if (_r) {							\
+		fprintf(stderr, "%s:%d: %s: %s %s\n", __FILE__, __LINE__,\
+			#call, accel_strerror(_r),			\
+			accel_last_error_string());			\
+		exit(1);						\
+	}								\
+} while (0)
+
+static inline uint64_t bench_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static inline uint64_t median_ns(uint64_t *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/* One context; GPU mode when its backend is cuda (and CUDA was built in). */
+static inline accel_context *bench_ctx(int *gpu)
+{
+	const char *backend = "cpu", *transport = "?";
+	accel_context *ctx;
+
+	AC(accel_context_create(&ctx, 0));
+	accel_context_get_backend(ctx, &backend);
+	accel_context_get_transport(ctx, &transport);
+	*gpu = !strcmp(backend, "cuda");
+#ifndef HAVE_CUDA
+	if (*gpu) {
+		fprintf(stderr, "bench: built without CUDA: no raw baseline for the cuda backend; rebuild with the toolkit\n");
+		exit(1);
+	}
+#endif
+	printf("# libaccel transport %s, backend %s\n", transport, backend);
+	return ctx;
+}
+
+static inline size_t env_size(const char *name, size_t def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (size_t)strtoull(v, NULL, 0) : def;
+}
+
+#endif /* BENCH_H */

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Latency: one 64-byte copy from submit to completion seen by the host,
+ * and small-copy throughput in batches, libaccel next to a baseline
+ * measured in the same run.
+ *
+ *   GPU (ACCEL_BACKEND=cuda): accel_memcpy_async + accel_stream_synchronize
+ *   against raw cudaMemcpyAsync + cudaEventRecord polled with
+ *   cudaEventQuery, and + cudaStreamSynchronize; batches of 64 copies
+ *   against 64 cudaMemcpyAsync calls and one cudaMemcpyBatchAsync.
+ *
+ *   CPU (ACCEL_BACKEND=cpu): the same through the transport's engine
+ *   against memcpy(3), plus the cost of one transport call
+ *   (accel_stream_query) next to a null ioctl on /dev/accelstream
+ *   (ACCEL_IOC_GET_INFO) or, without the device, a null system call.
+ *
+ * BENCH_ITERS round trips (default 2000); medians in microseconds.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/types.h>
+
+#include "accelstream.h"
+#include "bench.h"
+
+#define BATCH	64
+#define SMALL	64
+
+static unsigned int iters;
+
+static void row(const char *what, double lib_us, double raw_us,
+		const char *raw_what)
+{
+	printf("%-34s %10.2f %10.2f %8.2fx  (%s)\n", what, lib_us, raw_us,
+	       raw_us > 0 ? lib_us / raw_us : 0.0, raw_what);
+	fflush(stdout);
+}
+
+static double med_us(uint64_t *v)
+{
+	return (double)median_ns(v, iters) / 1e3;
+}
+
+/* libaccel: one small copy, submit to synchronize returning. */
+static double accel_round_trip(accel_stream_t s, void *dst, void *src,
+			       uint64_t *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		AC(accel_memcpy_async(s, dst, src, SMALL, ACCEL_MEMCPY_DEFAULT));
+		AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+		t[i] = bench_ns() - t0;
+	}
+	return med_us(t);
+}
+
+/* libaccel: BATCH small copies then one synchronize; per copy. */
+static double accel_batch(accel_stream_t s, unsigned char *dst,
+			  unsigned char *src, uint64_t *t)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		for (j = 0; j < BATCH; j++)
+			AC(accel_memcpy_async(s, dst + j * SMALL, src + j * SMALL,
+					      SMALL, ACCEL_MEMCPY_DEFAULT));
+		AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+		t[i] = (bench_ns() - t0) / BATCH;
+	}
+	return med_us(t);
+}
+
+#ifdef HAVE_CUDA
+static void gpu_rows(accel_stream_t s, unsigned char *lh, unsigned char *ld,
+		     uint64_t *t)
+{
+	unsigned char *h, *d;
+	cudaStream_t cs;
+	cudaEvent_t ev;
+	unsigned int i, j;
+	double lib, raw;
+
+	CU(cudaMallocHost((void **)&h, BATCH * SMALL));
+	CU(cudaMalloc((void **)&d, BATCH * SMALL));
+	CU(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+	CU(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+
+	lib = accel_round_trip(s, ld, lh, t);
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		CU(cudaMemcpyAsync(d, h, SMALL, cudaMemcpyHostToDevice, cs));
+		CU(cudaEventRecord(ev, cs));
+		while (cudaEventQuery(ev) == cudaErrorNotReady)
+			;
+		t[i] = bench_ns() - t0;
+	}
+	raw = med_us(t);
+	row("64 B H2D round trip (us)", lib, raw,
+	    "cudaMemcpyAsync + event polled");
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		CU(cudaMemcpyAsync(d, h, SMALL, cudaMemcpyHostToDevice, cs));
+		CU(cudaStreamSynchronize(cs));
+		t[i] = bench_ns() - t0;
+	}
+	raw = med_us(t);
+	row("64 B H2D round trip (us)", lib, raw,
+	    "cudaMemcpyAsync + cudaStreamSynchronize");
+
+	lib = accel_batch(s, ld, lh, t);
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		for (j = 0; j < BATCH; j++)
+			CU(cudaMemcpyAsync(d + j * SMALL, h + j * SMALL, SMALL,
+					   cudaMemcpyHostToDevice, cs));
+		CU(cudaStreamSynchronize(cs));
+		t[i] = (bench_ns() - t0) / BATCH;
+	}
+	raw = med_us(t);
+	row("64 B copies, 64 per sync (us/copy)", lib, raw,
+	    "64 x cudaMemcpyAsync");
+	{
+		void *dsts[BATCH], *srcs[BATCH];
+		size_t sizes[BATCH], idx = 0;
+		struct cudaMemcpyAttributes attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+		for (j = 0; j < BATCH; j++) {
+			dsts[j] = d + j * SMALL;
+			srcs[j] = h + j * SMALL;
+			sizes[j] = SMALL;
+		}
+		for (i = 0; i < iters; i++) {
+			uint64_t t0 = bench_ns();
+
+			CU(cudaMemcpyBatchAsync(dsts, (const void *const *)srcs,
+						sizes, BATCH, &attr, &idx, 1, cs));
+			CU(cudaStreamSynchronize(cs));
+			t[i] = (bench_ns() - t0) / BATCH;
+		}
+		raw = med_us(t);
+		row("64 B copies, 64 per sync (us/copy)", lib, raw,
+		    "one cudaMemcpyBatchAsync of 64");
+	}
+	cudaEventDestroy(ev);
+	cudaStreamDestroy(cs);
+	cudaFree(d);
+	cudaFreeHost(h);
+}
+#endif
+
+static void cpu_rows(accel_context *ctx, accel_stream_t s, unsigned char *lh,
+		     unsigned char *ld, uint64_t *t)
+{
+	unsigned char src[BATCH * SMALL], dst[BATCH * SMALL];
+	volatile unsigned char sink;
+	unsigned int i, j;
+	double lib, raw;
+	int fd;
+
+	(void)ctx;
+	memset(src, 1, sizeof(src));
+	lib = accel_round_trip(s, ld, lh, t);
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		memcpy(dst, src, SMALL);
+		sink = dst[i % SMALL];
+		t[i] = bench_ns() - t0;
+	}
+	(void)sink;
+	raw = med_us(t);
+	row("64 B copy round trip (us)", lib, raw, "memcpy");
+
+	lib = accel_batch(s, ld, lh, t);
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		for (j = 0; j < BATCH; j++)
+			memcpy(dst + j * SMALL, src + j * SMALL, SMALL);
+		sink = dst[i % sizeof(dst)];
+		t[i] = (bench_ns() - t0) / BATCH;
+	}
+	raw = med_us(t);
+	row("64 B copies, 64 per sync (us/copy)", lib, raw, "memcpy");
+
+	/* One transport call against the cheapest kernel entry there is. */
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		accel_stream_query(s);
+		t[i] = bench_ns() - t0;
+	}
+	lib = med_us(t);
+	fd = open("/dev/accelstream", O_RDWR | O_CLOEXEC);
+	for (i = 0; i < iters; i++) {
+		struct accel_info info;
+		uint64_t t0;
+
+		memset(&info, 0, sizeof(info));
+		t0 = bench_ns();
+		if (fd >= 0)
+			ioctl(fd, ACCEL_IOC_GET_INFO, &info);
+		else
+			syscall(SYS_getppid);
+		t[i] = bench_ns() - t0;
+	}
+	raw = med_us(t);
+	row("one transport call (us)", lib, raw,
+	    fd >= 0 ? "null ioctl GET_INFO" : "null syscall getppid");
+	if (fd >= 0)
+		close(fd);
+}
+
+int main(void)
+{
+	unsigned char *lh, *ld;
+	accel_context *ctx;
+	accel_stream_t s;
+	uint64_t *t;
+	int gpu;
+
+	iters = (unsigned int)env_size("BENCH_ITERS", 2000);
+	t = calloc(iters, sizeof(*t));
+	if (!t)
+		return 1;
+	ctx = bench_ctx(&gpu);
+	AC(accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &s));
+	AC(accel_host_alloc(ctx, (void **)&lh, BATCH * SMALL, 0));
+	AC(accel_malloc(ctx, (void **)&ld, BATCH * SMALL));
+	memset(lh, 3, BATCH * SMALL);
+
+	printf("# medians of %u runs; ratio = libaccel / baseline (1.00x is parity)\n",
+	       iters);
+	printf("%-34s %10s %10s %9s\n", "measure", "libaccel", "baseline",
+	       "ratio");
+#ifdef HAVE_CUDA
+	if (gpu)
+		gpu_rows(s, lh, ld, t);
+	else
+#endif
+		cpu_rows(ctx, s, lh, ld, t);
+	accel_context_destroy(ctx);
+	free(t);
+	return 0;
+}
