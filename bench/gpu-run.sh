@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The GPU run, in one go: build libaccel, its tests, the examples and the
+# benchmarks with the CUDA toolkit found here, then run the libaccel suite
+# and the examples with ACCEL_BACKEND=cuda over the inproc transport, then
+# both benchmarks. Everything goes to $OUT/gpu-run.txt (OUT defaults to
+# ./gpu-out). Needs only gcc, make, the CUDA driver and the toolkit.
+#
+#   sh bench/gpu-run.sh            from the repository root
+#   BENCH_MAX=268435456 sh ...     smaller bandwidth sizes (bytes)
+#
+# Exit status: 0 when the build, the suite and the examples passed.
+
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-./gpu-out}
+mkdir -p "$OUT"
+LOG=$OUT/gpu-run.txt
+: > "$LOG"
+status=0
+
+log() { echo "$@" | tee -a "$LOG"; }
+# run TITLE TIMEOUT CMD...: run, log its output and exit status.
+run() {
+	title=$1 limit=$2
+	shift 2
+	log ""
+	log "=== $title ($(date -u +%H:%M:%S))"
+	log "\$ $*"
+	timeout "$limit" "$@" >> "$LOG" 2>&1
+	rc=$?
+	log "=== $title: exit $rc"
+	return $rc
+}
+
+# The toolkit: CUDA_HOME, else nvcc on PATH, else /usr/local/cuda.
+if [ -z "$CUDA_HOME" ]; then
+	if command -v nvcc > /dev/null 2>&1; then
+		CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
+	else
+		CUDA_HOME=/usr/local/cuda
+	fi
+fi
+export CUDA_HOME
+CUDA_LIB=$CUDA_HOME/lib64
+[ -d "$CUDA_LIB" ] || CUDA_LIB=$CUDA_HOME/lib
+export LD_LIBRARY_PATH=$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+JOBS=$(nproc 2>/dev/null || echo 4)
+
+log "accelstream GPU run, $(date -u)"
+log "repository: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+log "CUDA_HOME=$CUDA_HOME"
+log "kernel: $(uname -r), gcc: $(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion)"
+[ -f "$CUDA_HOME/include/cuda_runtime_api.h" ] ||
+	log "WARNING: no $CUDA_HOME/include/cuda_runtime_api.h: libaccel builds without CUDA"
+run "nvidia-smi" 60 nvidia-smi
+run "nvcc --version" 30 "$CUDA_HOME/bin/nvcc" --version
+
+# Build: a clean tree, so that the CUDA detection sees this machine.
+make -C libaccel clean > /dev/null 2>&1
+run "build libaccel" 300 make -C libaccel all build-tests -j"$JOBS" \
+	CUDA_HOME="$CUDA_HOME" || status=1
+run "build examples" 120 make -C examples clean all CUDA_HOME="$CUDA_HOME" ||
+	status=1
+run "build bench" 120 make -C bench clean all CUDA_HOME="$CUDA_HOME" ||
+	status=1
+
+export ACCEL_TRANSPORT=inproc ACCEL_BACKEND=cuda
+
+# The whole libaccel suite on the GPU, verbose TAP in the log.
+TESTS=$(cd libaccel/test && ls *.c | sed 's/\.c$//')
+run "libaccel suite, ACCEL_BACKEND=cuda ACCEL_TRANSPORT=inproc" 600 \
+	env VERBOSE=1 TEST_TIMEOUT=120 ./libaccel/test/runtests.sh \
+	libaccel/build/test $TESTS || status=1
+# The cuda program once more without cudaMemcpyBatchAsync.
+run "libaccel cuda test, ACCEL_CUDA_NO_BATCH=1" 120 \
+	env ACCEL_CUDA_NO_BATCH=1 VERBOSE=1 ./libaccel/test/runtests.sh \
+	libaccel/build/test cuda memcpy || status=1
+
+for p in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
+	 acl_two_threads acl_event_order; do
+	run "example $p (cuda)" 60 ./examples/$p || status=1
+done
+
+# Benchmarks: sizes up to 1 GiB, few repetitions (about 3 minutes).
+run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+run "bandwidth, cuda" 240 env BENCH_REPS=${BENCH_REPS:-3} \
+	BENCH_BYTES=${BENCH_BYTES:-536870912} \
+	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth
+run "latency, cpu (inproc engine)" 60 env ACCEL_BACKEND=cpu BENCH_ITERS=1000 \
+	./bench/latency
+
+log ""
+log "=== summary: $( [ $status -eq 0 ] && echo PASS || echo FAIL ) (build + suite + examples)"
+grep -E '^(PASS|FAIL|SKIP) |^programs:|^failed:' "$LOG" | tee "$OUT/summary.txt"
+exit $status
