@@ -134,7 +134,7 @@ typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
 	X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventQuery)	\
 	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
 	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
-	X(cudaGetLastError) X(cudaRuntimeGetVersion)
+	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -1221,7 +1221,15 @@ int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
 
 	rt.cudaSetDevice(cx->device);
 	e = rt.cudaMalloc(ptr, size);
-	return cx_error(cx, e, "cudaMalloc");
+	if (e != cudaSuccess)
+		return cx_error(cx, e, "cudaMalloc");
+	/* accel_malloc() memory starts zeroed, whoever backs it. */
+	e = rt.cudaMemset(*ptr, 0, size);
+	if (e != cudaSuccess) {
+		rt.cudaFree(*ptr);
+		return cx_error(cx, e, "cudaMemset");
+	}
+	return 0;
 }
 
 void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)

@@ -31,6 +31,7 @@ cudaError_t cudaMalloc(void **p, size_t n)
 }
 
 cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f) { (void)p; (void)n; (void)f; return cudaSuccess; }
 cudaError_t cudaHostUnregister(void *p) { (void)p; return cudaSuccess; }
 
