@@ -5,6 +5,7 @@
  * Module init, the misc device, file operations and the ioctl table.
  */
 #include <linux/atomic.h>
+#include <linux/error-injection.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
@@ -71,7 +72,8 @@ struct as_obj *as_lookup_locked(struct as_ctx *ctx, u32 handle, u32 type)
  * Context: process context, may sleep; @ctx->lock not held.
  * Return: 0, -ENOSPC when the handle space is exhausted, -ENOMEM.
  */
-int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type)
+noinline int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj,
+			       u32 type)
 {
 	u32 handle;
 	int ret;
@@ -89,6 +91,7 @@ int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type)
 	ret = xa_insert(&ctx->handles, handle, obj, GFP_KERNEL_ACCOUNT);
 	return ret == -EBUSY ? -ENOSPC : ret;
 }
+ALLOW_ERROR_INJECTION(as_handle_publish, ERRNO);
 
 /**
  * as_freelist_init() - start an empty list of objects to free

@@ -3,6 +3,7 @@
  * accelstream: regions. Pinning of user ranges, pinned host allocations the
  * user maps, soft device memory, and their release.
  */
+#include <linux/error-injection.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -25,7 +26,7 @@ static struct as_mem *as_mem_new(struct as_ctx *ctx, enum as_mem_kind kind)
 }
 
 /* Charge @npages to the opener's locked_vm, honouring RLIMIT_MEMLOCK. */
-static int as_mem_charge(struct as_ctx *ctx, unsigned long npages)
+static noinline int as_mem_charge(struct as_ctx *ctx, unsigned long npages)
 {
 	u64 bytes = (u64)npages << PAGE_SHIFT;
 	int ret;
@@ -46,6 +47,7 @@ static int as_mem_charge(struct as_ctx *ctx, unsigned long npages)
 	}
 	return ret;
 }
+ALLOW_ERROR_INJECTION(as_mem_charge, ERRNO);
 
 static void as_mem_uncharge(struct as_ctx *ctx, unsigned long npages)
 {
@@ -59,7 +61,8 @@ static void as_mem_uncharge(struct as_ctx *ctx, unsigned long npages)
 	spin_unlock(&ctx->lock);
 }
 
-static int as_mem_pin(struct as_mem *m, unsigned long start, bool write)
+static noinline int as_mem_pin(struct as_mem *m, unsigned long start,
+			       bool write)
 {
 	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
 	unsigned long done = 0;
@@ -83,6 +86,7 @@ err_unpin:
 		unpin_user_pages(m->pages, done);
 	return ret;
 }
+ALLOW_ERROR_INJECTION(as_mem_pin, ERRNO);
 
 /* Registered host ranges and external ranges are two address spaces. */
 static bool as_mem_overlaps_locked(struct as_ctx *ctx, enum as_mem_kind kind,
@@ -196,8 +200,13 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 	m->core.size = req.size;
 	m->core.flags = req.flags;
 
+	/* Past the pin limit already: fail before sizing anything by it. */
+	if (((u64)m->npages << PAGE_SHIFT) > ctx->max_pinned_bytes) {
+		ret = -ENOMEM;
+		goto err_free_mem;
+	}
 	m->pages = kvmalloc_array(m->npages, sizeof(*m->pages),
-				  GFP_KERNEL_ACCOUNT);
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!m->pages) {
 		ret = -ENOMEM;
 		goto err_free_mem;
@@ -282,14 +291,16 @@ int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
 	}
 
 	m->pages = kvmalloc_array(m->npages, sizeof(*m->pages),
-				  GFP_KERNEL_ACCOUNT);
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!m->pages) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
+	/* Fail with -ENOMEM rather than wake the OOM killer for a user. */
 	for (i = 0; i < m->npages; i++) {
 		m->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO |
-					 __GFP_ACCOUNT | __GFP_NOWARN);
+					 __GFP_ACCOUNT | __GFP_NOWARN |
+					 __GFP_RETRY_MAYFAIL);
 		if (!m->pages[i]) {
 			ret = -ENOMEM;
 			goto err_free_page_array;
