@@ -51,6 +51,12 @@ check:
 run:
 	scripts/run.sh $(if $(FILE),'$(FILE)')
 
+# make fuzz [SECONDS=N] [SEED=S] [KERNEL=debug|stock|rt]: a longer ioctl
+# fuzzing run plus the fault tests in the VM (the debug kernel by default).
+fuzz:
+	SECONDS='$(or $(SECONDS),300)' $(if $(SEED),SEED='$(SEED)') \
+		fuzz/run-vm.sh $(if $(filter command line,$(origin KERNEL)),$(KERNEL),debug)
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	-$(MAKE) -C libaccel clean
