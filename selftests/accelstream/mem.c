@@ -360,6 +360,29 @@ TEST_F(mem, register_pfnmap)
 	munmap(p, ps);
 }
 
+/*
+ * A range larger than the context may ever pin fails before anything is
+ * sized by it (no allocation warning, no huge page array), even as root.
+ */
+TEST_F(mem, register_huge_range)
+{
+	struct accel_info info;
+	long ps = page_size();
+	uint8_t *buf = anon_map(ps);
+	struct accel_mem_register r = { .size = 1ULL << 41 };
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, accel_info(self->fd, &info));
+	ASSERT_LT(info.max_pinned_bytes, r.size);
+	r.addr = (uintptr_t)buf;
+	EXPECT_EQ(-1, ioctl(self->fd, ACCEL_IOC_MEM_REGISTER, &r));
+	EXPECT_EQ(ENOMEM, errno);
+	r.size = info.max_pinned_bytes + ps;
+	EXPECT_EQ(-1, ioctl(self->fd, ACCEL_IOC_MEM_REGISTER, &r));
+	EXPECT_EQ(ENOMEM, errno);
+	EXPECT_EQ(0, summary_get("regions"));
+}
+
 TEST_F(mem, register_memlock_limit)
 {
 	long ps = page_size();
