@@ -18,7 +18,7 @@ include mk/docs.mk
 include mk/install.mk
 
 KDIR ?= $(VM_KDIR)
-KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt)
+KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt debug)
 
 .PHONY: all module unit check run clean help deps fuzz
 

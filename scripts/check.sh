@@ -16,7 +16,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-KERNELS=${KERNELS:-stock rt}
+KERNELS=${KERNELS:-stock rt debug}
 RES=$ROOT/build/results
 KSFT=$ROOT/build/kselftest
 rm -rf "$RES"

@@ -50,7 +50,7 @@ else
 	bad "checksum mismatch"
 fi
 
-say "== interrupting a second run in the middle"
+say "== interrupting a second run in the middle (64 KiB chunks, so that it has a middle)"
 "$BIN/stream_file" -c 65536 "$input" "$size" > /dev/null &
 job=$!
 sleep 0.3

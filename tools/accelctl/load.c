@@ -95,6 +95,12 @@ static void explain_insert_error(int err, const char *what, const char *file,
 		accelctl_err("%s is being loaded or unloaded right now; try again",
 			     what);
 		break;
+	case ENOSYS:
+		if (uname(&u))
+			strcpy(u.release, "?");
+		accelctl_err("this kernel (%s) cannot load modules (init_module: ENOSYS); run accelstream in a VM with a Debian kernel, as 'make run' does, or use ACCEL_TRANSPORT=inproc",
+			     u.release);
+		break;
 	default:
 		accelctl_err("%s: could not load: %s (%s)", file, strerror(-err),
 			     accelctl_errno_name(err));
