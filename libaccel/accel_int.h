@@ -132,7 +132,17 @@ struct accel_event_impl {
 static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 			      void *arg)
 {
-	return ctx->ops->ioctl(ctx->tp, cmd, arg);
+	int ret = ctx->ops->ioctl(ctx->tp, cmd, arg);
+
+	/*
+	 * Work the CUDA executor may fetch now: it is issued from this
+	 * thread (inline), not by waking the executor's thread.
+	 */
+	if (ctx->cuda && !ret &&
+	    (cmd == ACCEL_IOC_SUBMIT || cmd == ACCEL_IOC_EVENT_RECORD ||
+	     cmd == ACCEL_IOC_EVENT_SIGNAL))
+		accel_cuda_kick(ctx);
+	return ret;
 }
 
 /* The context named by @ctx, or the current one for NULL; referenced. */
@@ -154,6 +164,9 @@ void accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);
 int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		uint32_t *first);
+int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		     uint32_t *first);
 uint64_t accel_deadline(uint64_t timeout_ns);
 
 /* Region lookup under ctx->lock: the region holding [ptr, ptr + len). */

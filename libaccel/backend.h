@@ -67,5 +67,23 @@ void accel_cuda_region_teardown(struct accel_ctx *ctx,
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
 /* Retry the releases that waited for queued work. */
 void accel_cuda_reap(struct accel_ctx *ctx);
+/*
+ * Fetch and enqueue what just became fetchable, from the calling thread
+ * (after SUBMIT, EVENT_RECORD, EVENT_SIGNAL); ctx->cuda must be set.
+ */
+void accel_cuda_kick(struct accel_ctx *ctx);
+/* ACCEL_TRACE: note the time of a submit (this thread). */
+void accel_cuda_mark_submit(struct accel_ctx *ctx);
+/*
+ * Before a blocking wait: poll completions from this thread while work is
+ * on the device (ACCEL_CUDA_SPIN_US, default 50, at most until
+ * @deadline). @poll is the wait with a past deadline, -ETIME while not
+ * satisfied; its last answer is returned.
+ */
+int accel_cuda_wait_fast(struct accel_ctx *ctx,
+			 int (*poll)(struct accel_ctx *, void *), void *arg,
+			 uint64_t deadline);
+/* ACCEL_TRACE: a wait returned. */
+void accel_cuda_trace_wait(struct accel_ctx *ctx);
 
 #endif /* LIBACCEL_BACKEND_H */

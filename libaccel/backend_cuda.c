@@ -51,6 +51,24 @@
 
 #ifndef ACCEL_HAVE_CUDA
 
+static void cx_free_arrays(struct accel_cuda *cx)
+{
+	free(cx->items);
+	free(cx->touched);
+	free(cx->done);
+	free(cx->ents);
+}
+
+static void cx_destroy_sync(struct accel_cuda *cx)
+{
+	pthread_cond_destroy(&cx->fetch_cond);
+	pthread_cond_destroy(&cx->cond);
+	pthread_mutex_destroy(&cx->report_lock);
+	pthread_mutex_destroy(&cx->exec_lock);
+	pthread_mutex_destroy(&cx->map_lock);
+	pthread_mutex_destroy(&cx->lock);
+}
+
 int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 {
 	(void)ctx;
@@ -112,6 +130,18 @@ void accel_cuda_reap(struct accel_ctx *ctx)
 	(void)ctx;
 }
 
+void accel_cuda_mark_submit(struct accel_ctx *ctx) { (void)ctx; }
+void accel_cuda_kick(struct accel_ctx *ctx) { (void)ctx; }
+void accel_cuda_trace_wait(struct accel_ctx *ctx) { (void)ctx; }
+
+int accel_cuda_wait_fast(struct accel_ctx *ctx,
+			 int (*poll)(struct accel_ctx *, void *), void *arg,
+			 uint64_t deadline)
+{
+	(void)deadline;
+	return poll(ctx, arg);
+}
+
 #else /* ACCEL_HAVE_CUDA */
 
 #include <cuda_runtime_api.h>
@@ -127,7 +157,7 @@ typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
 				  cudaStream_t stream);
 
 #define CUDA_FNS(X)							\
-	X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaFree)		\
+	X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaGetDevice) X(cudaFree)		\
 	X(cudaMalloc) X(cudaHostRegister) X(cudaHostUnregister)		\
 	X(cudaStreamCreateWithPriority) X(cudaStreamDestroy)		\
 	X(cudaDeviceGetStreamPriorityRange) X(cudaEventCreateWithFlags)	\
@@ -263,10 +293,11 @@ struct cx_copy {
 };
 
 struct cx_stream {
-	struct cx_stream *hnext;	/* hash chain (fetch thread) */
+	struct cx_stream *hnext;	/* hash chain (under exec_lock) */
+	struct cx_stream *lnext;	/* list of all streams (under exec_lock) */
 	uint32_t kstream;
 	cudaStream_t cs;		/* created at its first device work */
-	/* Fetch thread only. */
+	/* Under exec_lock. */
 	struct cx_record *rec;		/* EVENT_RECORD events, by seq */
 	unsigned int nrec, caprec;
 	struct cx_copy *copies;		/* the copy run being gathered */
@@ -292,6 +323,17 @@ struct cx_range {
 	int fail_status;
 	bool device_work;
 	cudaEvent_t ev;			/* recorded after the range, or NULL */
+	/* ACCEL_TRACE: submit, fetch, enqueued, seen done (mono ns). */
+	uint64_t t_submit, t_fetch, t_enq, t_seen;
+	bool seen_by_waiter;
+};
+
+/* ACCEL_TRACE=1: where a copy's time goes, summed per context. */
+struct cx_trace {
+	_Atomic uint64_t ranges, by_waiter, passes_inline, passes_thread;
+	_Atomic uint64_t submit_fetch, fetch_enq, enq_seen, seen_done;
+	_Atomic uint64_t waits, done_woken, done_waiter;
+	_Atomic uint64_t last_done;	/* when the last COMPLETE returned */
 };
 
 struct cx_map_ent {
@@ -314,13 +356,39 @@ struct accel_cuda {
 	unsigned int batch_max_bytes;
 	unsigned int spin_ns;
 	pthread_t fetch_thread, done_thread;
+	bool trace;
+	struct cx_trace tr;
+
+	/*
+	 * Serializes fetching and enqueueing: every EXEC_FETCH is a poll made
+	 * under it, so CUDA work goes out in fetch order whoever issues it
+	 * (the thread that submitted, or the fetch thread). Protects the
+	 * stream table and everything the fetch path builds.
+	 */
+	pthread_mutex_t exec_lock;
+	atomic_int kick;		/* fetchable work may be waiting */
+	struct accel_exec_item *items;
+	struct cx_stream **touched;
+	uint32_t fetch_max;
+	struct cx_stream *streams;	/* every stream, list */
+	bool stopped;			/* no more fetching */
+	unsigned int nrec_total;	/* record events held */
+	bool any_dead;
+
+	/* Serializes taking done ranges and reporting them (in order). */
+	pthread_mutex_t report_lock;
+	_Atomic unsigned int helpers;	/* waiters polling completions */
 
 	/* Protects the fields below. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* completion thread: work or stop */
 	struct cx_range *head, *tail;	/* pending ranges, fetch order */
 	unsigned int pass;
+	pthread_cond_t fetch_cond;	/* fetch thread: stop (monotonic) */
 	bool stop_fetch, stop_done, fetch_exited;
+	struct cx_range **done;		/* under report_lock */
+	struct accel_exec_done *ents;	/* under report_lock */
+	unsigned int done_max;
 	cudaEvent_t *pool;		/* idle events */
 	unsigned int npool, cappool;
 	struct cx_zombie *zombies;
@@ -333,7 +401,7 @@ struct accel_cuda {
 	struct cx_map_ent *map;
 	unsigned int nmap, capmap;
 
-	/* Fetch thread only. */
+	/* Under exec_lock. */
 	struct cx_stream *buckets[CX_BUCKETS];
 
 	/* The lost state: set once, read by everyone. */
@@ -530,6 +598,8 @@ static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 	s->kstream = k;
 	s->hnext = *pp;
 	*pp = s;
+	s->lnext = cx->streams;
+	cx->streams = s;
 	return s;
 }
 
@@ -582,30 +652,41 @@ static void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s)
 	free(s);
 }
 
+static void cx_stream_unhash(struct accel_cuda *cx, struct cx_stream *s)
+{
+	struct cx_stream **pp;
+
+	for (pp = &cx->buckets[s->kstream % CX_BUCKETS]; *pp; pp = &(*pp)->hnext)
+		if (*pp == s) {
+			*pp = s->hnext;
+			break;
+		}
+}
+
 /*
- * Before each fetch: drop record events whose point was reported (no
- * wait fetched from now on can name them: the transport hands out
- * (stream, seq) only for points that had not retired), and free the
- * streams that were destroyed and have nothing left in flight.
+ * Before each fetch, under exec_lock: drop record events whose point was
+ * reported (no wait fetched from now on can name them: the transport
+ * hands out (stream, seq) only for points that had not retired), and free
+ * the streams that were destroyed and have nothing left in flight.
  */
 static void cx_gc(struct accel_cuda *cx)
 {
+	struct cx_stream **pp, *s;
 	uint32_t *dead = NULL;
 	unsigned int ndead, i, j;
 
-	for (i = 0; i < CX_BUCKETS; i++) {
-		struct cx_stream *s;
+	for (s = cx->streams; s; s = s->lnext) {
+		uint64_t rep;
 
-		for (s = cx->buckets[i]; s; s = s->hnext) {
-			uint64_t rep = atomic_load(&s->reported);
-
-			for (j = 0; j < s->nrec && s->rec[j].seq <= rep; j++)
-				cx_event_put(cx, s->rec[j].ev);
-			if (j) {
-				memmove(s->rec, s->rec + j,
-					(s->nrec - j) * sizeof(*s->rec));
-				s->nrec -= j;
-			}
+		if (!s->nrec)
+			continue;
+		rep = atomic_load(&s->reported);
+		for (j = 0; j < s->nrec && s->rec[j].seq <= rep; j++)
+			cx_event_put(cx, s->rec[j].ev);
+		if (j) {
+			memmove(s->rec, s->rec + j,
+				(s->nrec - j) * sizeof(*s->rec));
+			s->nrec -= j;
 		}
 	}
 
@@ -618,29 +699,35 @@ static void cx_gc(struct accel_cuda *cx)
 	}
 	pthread_mutex_unlock(&cx->lock);
 	for (i = 0; i < ndead; i++) {
-		struct cx_stream *s = cx_stream_get(cx, dead[i], false);
-
-		if (s)
+		s = cx_stream_get(cx, dead[i], false);
+		if (s) {
 			s->dead = true;
+			cx->any_dead = true;
+		}
 	}
 	free(dead);
+	if (!cx->any_dead)
+		return;
 
-	for (i = 0; i < CX_BUCKETS; i++) {
-		struct cx_stream **pp = &cx->buckets[i], *s;
+	cx->any_dead = false;
+	pp = &cx->streams;
+	while ((s = *pp)) {
+		bool idle;
 
-		while ((s = *pp)) {
-			bool idle;
-
-			pthread_mutex_lock(&cx->lock);
-			idle = !s->npending;
-			pthread_mutex_unlock(&cx->lock);
-			if (s->dead && idle &&
-			    atomic_load(&s->reported) >= s->last_fetched) {
-				*pp = s->hnext;
-				cx_stream_free(cx, s);
-			} else {
-				pp = &s->hnext;
-			}
+		if (!s->dead) {
+			pp = &s->lnext;
+			continue;
+		}
+		pthread_mutex_lock(&cx->lock);
+		idle = !s->npending;
+		pthread_mutex_unlock(&cx->lock);
+		if (idle && atomic_load(&s->reported) >= s->last_fetched) {
+			*pp = s->lnext;
+			cx_stream_unhash(cx, s);
+			cx_stream_free(cx, s);
+		} else {
+			cx->any_dead = true;
+			pp = &s->lnext;
 		}
 	}
 }
@@ -677,6 +764,50 @@ static bool independent(const struct cx_copy *batch, unsigned int n,
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Bounds of a batch's destinations and of all its bytes: a copy that
+ * writes outside all of them and reads outside the destinations is
+ * independent of the batch without comparing it with every member
+ * (the common case: consecutive buffers).
+ */
+struct cx_box {
+	uintptr_t dlo, dhi;	/* destinations */
+	uintptr_t alo, ahi;	/* destinations and sources */
+};
+
+static void box_init(struct cx_box *b, const struct cx_copy *c)
+{
+	uintptr_t d = (uintptr_t)c->dst, s = (uintptr_t)c->src;
+
+	b->dlo = d;
+	b->dhi = d + c->len;
+	b->alo = d < s ? d : s;
+	b->ahi = d + c->len > s + c->len ? d + c->len : s + c->len;
+}
+
+static void box_add(struct cx_box *b, const struct cx_copy *c)
+{
+	struct cx_box n;
+
+	box_init(&n, c);
+	if (n.dlo < b->dlo)
+		b->dlo = n.dlo;
+	if (n.dhi > b->dhi)
+		b->dhi = n.dhi;
+	if (n.alo < b->alo)
+		b->alo = n.alo;
+	if (n.ahi > b->ahi)
+		b->ahi = n.ahi;
+}
+
+static bool box_clear(const struct cx_box *b, const struct cx_copy *c)
+{
+	uintptr_t d = (uintptr_t)c->dst, s = (uintptr_t)c->src;
+
+	return (d + c->len <= b->alo || d >= b->ahi) &&
+	       (s + c->len <= b->dlo || s >= b->dhi);
 }
 
 static cudaError_t cx_memcpy_batch(struct accel_cuda *cx, cudaStream_t cs,
@@ -742,10 +873,16 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 
 		/* Small independent copies in a row go as one batch call. */
 		if (cx->batch_ok && c[i].len <= cx->batch_max_bytes) {
+			struct cx_box b;
+
+			box_init(&b, &c[i]);
 			while (j < n && j - i < CX_BATCH_MAX &&
 			       c[j].len <= cx->batch_max_bytes &&
-			       independent(&c[i], j - i, &c[j]))
+			       (box_clear(&b, &c[j]) ||
+				independent(&c[i], j - i, &c[j]))) {
+				box_add(&b, &c[j]);
 				j++;
+			}
 		}
 		if (j - i >= 2) {
 			cudaError_t e = cx_memcpy_batch(cx, s->cs, &c[i], j - i);
@@ -781,7 +918,8 @@ static int cx_resolve(struct accel_cuda *cx, uint32_t kind, uint64_t addr,
 	}
 }
 
-static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it)
+static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
+		    uint64_t t_submit, uint64_t t_fetch)
 {
 	struct cx_stream *s = cx_stream_get(cx, it->stream, true);
 	struct cx_range *r;
@@ -803,6 +941,8 @@ static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it)
 		}
 		r->s = s;
 		r->first = it->seq;
+		r->t_submit = t_submit ? t_submit : t_fetch;
+		r->t_fetch = t_fetch;
 		s->open = r;
 	}
 	r = s->open;
@@ -956,6 +1096,8 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 				atomic_store(&s->failed, true);
 			}
 		}
+		if (cx->trace)
+			r->t_enq = mono_ns();
 		*tail = r;
 		tail = &r->next;
 		last = r;
@@ -976,59 +1118,130 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 	pthread_mutex_unlock(&cx->lock);
 }
 
-static void *cx_fetch_main(void *arg)
+/* This thread's last submit, for ACCEL_TRACE (0: not known). */
+static __thread uint64_t tl_submit_ns;
+
+void accel_cuda_mark_submit(struct accel_ctx *ctx)
 {
-	struct accel_cuda *cx = arg;
-	struct accel_exec_item *items;
-	struct cx_stream **touched;
+	if (ctx->cuda && ctx->cuda->trace)
+		tl_submit_ns = mono_ns();
+}
+
+/*
+ * Poll EXEC_FETCH until nothing more is fetchable and enqueue what came,
+ * under exec_lock: fetch order is enqueue order.
+ */
+static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
+{
 	struct accel_exec_fetch f;
-	uint32_t max = CX_FETCH_MAX;
-	int ret;
 
-	if (max > cx->ctx->info.max_submit)
-		max = cx->ctx->info.max_submit;
-	items = calloc(max, sizeof(*items));
-	touched = calloc(max, sizeof(*touched));
-	rt.cudaSetDevice(cx->device);
-	while (items && touched) {
+	for (;;) {
+		uint64_t t_fetch = 0;
 		unsigned int i, n = 0;
+		int ret;
 
-		pthread_mutex_lock(&cx->lock);
-		ret = cx->stop_fetch;
-		pthread_mutex_unlock(&cx->lock);
-		if (ret)
-			break;
 		cx_gc(cx);
-
 		memset(&f, 0, sizeof(f));
-		f.items = (uint64_t)(uintptr_t)items;
-		f.max_items = max;
-		/* Idle: sleep in the transport; the deadline is a safety net. */
-		f.timeout_ns = mono_ns() + CX_IDLE_NS;
+		f.items = (uint64_t)(uintptr_t)cx->items;
+		f.max_items = cx->fetch_max;
+		f.timeout_ns = 0;	/* a past deadline: poll */
 		ret = accel_ioctl(cx->ctx, ACCEL_IOC_EXEC_FETCH, &f);
-		if (ret == -ETIME || ret == -EINTR)
-			continue;
 		if (ret) {
-			if (ret != -ENXIO)
+			if (ret != -ETIME && ret != -EINTR && ret != -ENXIO)
 				fprintf(stderr, "libaccel: cuda: EXEC_FETCH: %s\n",
 					strerror(-ret));
-			break;
+			return;
 		}
+		if (cx->trace)
+			t_fetch = mono_ns();
 		for (i = 0; i < f.count; i++) {
 			struct cx_stream *s;
 
-			cx_item(cx, &items[i]);
-			s = cx_stream_get(cx, items[i].stream, false);
+			cx_item(cx, &cx->items[i], t_submit, t_fetch);
+			s = cx_stream_get(cx, cx->items[i].stream, false);
 			/* Each stream listed once; close clears ->touched. */
 			if (s && s->open && !s->touched) {
 				s->touched = true;
-				touched[n++] = s;
+				cx->touched[n++] = s;
 			}
 		}
-		cx_close_ranges(cx, touched, n);
+		cx_close_ranges(cx, cx->touched, n);
+		if (f.count < f.max_items)
+			return;
 	}
-	free(items);
-	free(touched);
+}
+
+/*
+ * Fetch and enqueue what became fetchable, from the calling thread
+ * (inline: the thread that submitted issues its own CUDA work, no thread
+ * hand-off). Whoever holds exec_lock already fetches on our behalf: the
+ * kick flag makes it poll once more after the work we just made
+ * fetchable, so none is left behind.
+ */
+static void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
+{
+	int dev = -1;
+
+	atomic_store(&cx->kick, 1);
+	while (atomic_load(&cx->kick)) {
+		if (pthread_mutex_trylock(&cx->exec_lock))
+			return;
+		atomic_store(&cx->kick, 0);
+		if (!cx->stopped) {
+			if (dev < 0 && rt.cudaGetDevice(&dev) == cudaSuccess &&
+			    dev != cx->device)
+				rt.cudaSetDevice(cx->device);
+			if (cx->trace)
+				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
+						 &cx->tr.passes_thread, 1);
+			cx_fetch_locked(cx, t_submit);
+		}
+		pthread_mutex_unlock(&cx->exec_lock);
+	}
+	/* The caller's current device is its own business. */
+	if (dev >= 0 && dev != cx->device)
+		rt.cudaSetDevice(dev);
+}
+
+void accel_cuda_kick(struct accel_ctx *ctx)
+{
+	uint64_t t = tl_submit_ns;
+
+	tl_submit_ns = 0;
+	cx_kick(ctx->cuda, t, true);
+}
+
+/*
+ * The fetch thread is only a safety net now: every call that can make
+ * work fetchable (SUBMIT, EVENT_RECORD, EVENT_SIGNAL, EXEC_COMPLETE) kicks
+ * the executor from the thread that made it. It polls every CX_IDLE_NS,
+ * or at once when signalled.
+ */
+static void *cx_fetch_main(void *arg)
+{
+	struct accel_cuda *cx = arg;
+
+	rt.cudaSetDevice(cx->device);
+	pthread_mutex_lock(&cx->lock);
+	while (!cx->stop_fetch) {
+		struct timespec ts;
+		uint64_t until = mono_ns() + CX_IDLE_NS;
+
+		ts.tv_sec = (time_t)(until / 1000000000ULL);
+		ts.tv_nsec = (long)(until % 1000000000ULL);
+		pthread_cond_timedwait(&cx->fetch_cond, &cx->lock, &ts);
+		if (cx->stop_fetch)
+			break;
+		pthread_mutex_unlock(&cx->lock);
+		cx_kick(cx, 0, false);
+		pthread_mutex_lock(&cx->lock);
+	}
+	pthread_mutex_unlock(&cx->lock);
+	/* Last pass: what is fetchable now goes to the device. */
+	cx_kick(cx, 0, false);
+	pthread_mutex_lock(&cx->exec_lock);
+	cx->stopped = true;
+	pthread_mutex_unlock(&cx->exec_lock);
 	pthread_mutex_lock(&cx->lock);
 	cx->fetch_exited = true;
 	pthread_cond_signal(&cx->cond);
@@ -1079,6 +1292,8 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 			cx->tail = prev;
 		r->next = NULL;
 		r->s->npending--;
+		if (cx->trace)
+			r->t_seen = mono_ns();
 		out[n++] = r;
 	}
 	atomic_fetch_sub(&cx->npending, n);
@@ -1122,6 +1337,23 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 				strerror(-ret));
 		i += chunk;
 	}
+	if (cx->trace) {
+		uint64_t now = mono_ns();
+
+		for (i = 0; i < n; i++) {
+			struct cx_range *r = done[i];
+
+			atomic_fetch_add(&cx->tr.ranges, 1);
+			atomic_fetch_add(&cx->tr.submit_fetch,
+					 r->t_fetch - r->t_submit);
+			atomic_fetch_add(&cx->tr.fetch_enq, r->t_enq - r->t_fetch);
+			atomic_fetch_add(&cx->tr.enq_seen, r->t_seen - r->t_enq);
+			atomic_fetch_add(&cx->tr.seen_done, now - r->t_seen);
+			if (r->seen_by_waiter)
+				atomic_fetch_add(&cx->tr.by_waiter, 1);
+		}
+		atomic_store(&cx->tr.last_done, now);
+	}
 	pthread_mutex_lock(&cx->lock);
 	for (i = 0; i < n; i++) {
 		struct cx_range *r = done[i];
@@ -1144,19 +1376,39 @@ static void cx_spin_pause(void)
 #endif
 }
 
+/*
+ * Take the ranges that are done and report them; under report_lock, so
+ * that reports go out in order whoever polls. Returns how many.
+ */
+static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
+{
+	unsigned int n, i;
+
+	pthread_mutex_lock(&cx->lock);
+	n = cx_take_ready_locked(cx, cx->done, cx->done_max);
+	pthread_mutex_unlock(&cx->lock);
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		cx->done[i]->seen_by_waiter = waiter;
+	cx_report(cx, cx->done, n, cx->ents);
+	return n;
+}
+
+/* After completions: HOST_WAITs behind them may be fetchable now. */
+static void cx_after_report(struct accel_cuda *cx)
+{
+	cx_kick(cx, 0, false);
+}
+
 static void *cx_done_main(void *arg)
 {
 	struct accel_cuda *cx = arg;
-	struct cx_range **done;
-	struct accel_exec_done *ents;
-	unsigned int max = CX_FETCH_MAX * 4;
 	uint64_t waiting_since = 0;
 
-	done = calloc(max, sizeof(*done));
-	ents = calloc(2 * (size_t)max, sizeof(*ents));
 	rt.cudaSetDevice(cx->device);
 	pthread_mutex_lock(&cx->lock);
-	while (done && ents) {
+	for (;;) {
 		unsigned int n;
 
 		if (!cx->head) {
@@ -1170,15 +1422,20 @@ static void *cx_done_main(void *arg)
 			while (!atomic_load(&cx->npending) && mono_ns() < until)
 				cx_spin_pause();
 			pthread_mutex_lock(&cx->lock);
-			while (!cx->head && !(cx->stop_done && cx->fetch_exited))
+			while (!cx->head && !(cx->stop_done && cx->fetch_exited)) {
+				if (cx->trace)
+					atomic_fetch_add(&cx->tr.done_woken, 1);
 				pthread_cond_wait(&cx->cond, &cx->lock);
+			}
 			waiting_since = 0;
 			continue;
 		}
-		n = cx_take_ready_locked(cx, done, max);
+		pthread_mutex_unlock(&cx->lock);
+		pthread_mutex_lock(&cx->report_lock);
+		n = cx_poll_locked(cx, false);
 		if (n) {
-			pthread_mutex_unlock(&cx->lock);
-			cx_report(cx, done, n, ents);
+			pthread_mutex_unlock(&cx->report_lock);
+			cx_after_report(cx);
 			pthread_mutex_lock(&cx->lock);
 			waiting_since = 0;
 			continue;
@@ -1186,28 +1443,107 @@ static void *cx_done_main(void *arg)
 		/*
 		 * Work in flight, none done: poll for a short while (a small
 		 * copy takes microseconds), then sleep in the driver on the
-		 * oldest range's blocking-sync event.
+		 * oldest range's blocking-sync event. report_lock is held
+		 * meanwhile: no range (and no event) goes away under us.
 		 */
 		if (!waiting_since)
 			waiting_since = mono_ns();
 		if (mono_ns() - waiting_since < cx->spin_ns) {
-			pthread_mutex_unlock(&cx->lock);
+			pthread_mutex_unlock(&cx->report_lock);
 			cx_spin_pause();
-			pthread_mutex_lock(&cx->lock);
 		} else {
-			cudaEvent_t ev = cx->head->ev;
+			cudaEvent_t ev = NULL;
 
+			pthread_mutex_lock(&cx->lock);
+			if (cx->head)
+				ev = cx->head->ev;
 			pthread_mutex_unlock(&cx->lock);
-			/* Only this thread frees ranges: @ev stays valid. */
 			if (ev)
 				rt.cudaEventSynchronize(ev);
-			pthread_mutex_lock(&cx->lock);
+			pthread_mutex_unlock(&cx->report_lock);
 		}
+		pthread_mutex_lock(&cx->lock);
 	}
 	pthread_mutex_unlock(&cx->lock);
-	free(done);
-	free(ents);
 	return NULL;
+}
+
+/*
+ * A waiter polls the device itself before it sleeps: while the work it
+ * may be waiting for is on the GPU, for up to the spin time (or its
+ * deadline), it takes completions and reports them from this thread, so
+ * that the transport's wait returns at once instead of after two thread
+ * hand-offs (completion thread, then the wake of the waiter).
+ * @poll is the wait with a past deadline: -ETIME while not satisfied.
+ * Returns its last answer.
+ */
+int accel_cuda_wait_fast(struct accel_ctx *ctx,
+			 int (*poll)(struct accel_ctx *, void *), void *arg,
+			 uint64_t deadline)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	uint64_t until;
+	int ret;
+
+	ret = poll(ctx, arg);
+	if (ret != -ETIME || !cx || !atomic_load(&cx->npending))
+		return ret;
+	until = mono_ns() + cx->spin_ns;
+	if (deadline < until)
+		until = deadline;
+	atomic_fetch_add(&cx->helpers, 1);
+	for (;;) {
+		if (!pthread_mutex_trylock(&cx->report_lock)) {
+			unsigned int n = cx_poll_locked(cx, true);
+
+			pthread_mutex_unlock(&cx->report_lock);
+			if (n)
+				cx_after_report(cx);
+		}
+		ret = poll(ctx, arg);
+		if (ret != -ETIME || !atomic_load(&cx->npending) ||
+		    mono_ns() >= until)
+			break;
+		cx_spin_pause();
+	}
+	atomic_fetch_sub(&cx->helpers, 1);
+	return ret;
+}
+
+/* ACCEL_TRACE: a wait returned; how long after the last COMPLETE. */
+void accel_cuda_trace_wait(struct accel_ctx *ctx)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	uint64_t last;
+
+	if (!cx || !cx->trace)
+		return;
+	last = atomic_load(&cx->tr.last_done);
+	atomic_fetch_add(&cx->tr.waits, 1);
+	if (last)
+		atomic_fetch_add(&cx->tr.done_waiter, mono_ns() - last);
+}
+
+static void cx_trace_print(struct accel_cuda *cx)
+{
+	struct cx_trace *t = &cx->tr;
+	uint64_t n = atomic_load(&t->ranges), w = atomic_load(&t->waits);
+	double d = n ? (double)n * 1e3 : 1.0;
+
+	fprintf(stderr,
+		"libaccel: trace: %llu ranges (%llu seen done by a waiter, %llu by the completion thread); fetch passes %llu inline, %llu by the fetch thread; completion thread slept %llu times\n"
+		"libaccel: trace: mean us per range: submit->fetch %.2f, fetch->enqueued %.2f, enqueued->seen done %.2f, seen->COMPLETE returned %.2f; COMPLETE->waiter returned %.2f (%llu waits)\n",
+		(unsigned long long)n, (unsigned long long)atomic_load(&t->by_waiter),
+		(unsigned long long)(n - atomic_load(&t->by_waiter)),
+		(unsigned long long)atomic_load(&t->passes_inline),
+		(unsigned long long)atomic_load(&t->passes_thread),
+		(unsigned long long)atomic_load(&t->done_woken),
+		(double)atomic_load(&t->submit_fetch) / d,
+		(double)atomic_load(&t->fetch_enq) / d,
+		(double)atomic_load(&t->enq_seen) / d,
+		(double)atomic_load(&t->seen_done) / d,
+		w ? (double)atomic_load(&t->done_waiter) / ((double)w * 1e3) : 0.0,
+		(unsigned long long)w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1414,6 +1750,24 @@ static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
 	return ret;
 }
 
+static void cx_free_arrays(struct accel_cuda *cx)
+{
+	free(cx->items);
+	free(cx->touched);
+	free(cx->done);
+	free(cx->ents);
+}
+
+static void cx_destroy_sync(struct accel_cuda *cx)
+{
+	pthread_cond_destroy(&cx->fetch_cond);
+	pthread_cond_destroy(&cx->cond);
+	pthread_mutex_destroy(&cx->report_lock);
+	pthread_mutex_destroy(&cx->exec_lock);
+	pthread_mutex_destroy(&cx->map_lock);
+	pthread_mutex_destroy(&cx->lock);
+}
+
 int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 {
 	struct accel_exec_attach at = { 0 };
@@ -1454,9 +1808,33 @@ int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 		       !accel_env_flag("ACCEL_CUDA_NO_BATCH");
 	cx->batch_max_bytes = env_uint("ACCEL_CUDA_BATCH_MAX", 256 * 1024);
 	cx->spin_ns = env_uint("ACCEL_CUDA_SPIN_US", 50) * 1000U;
+	cx->trace = accel_env_flag("ACCEL_TRACE");
+	cx->fetch_max = CX_FETCH_MAX;
+	if (cx->fetch_max > ctx->info.max_submit)
+		cx->fetch_max = ctx->info.max_submit;
+	cx->done_max = CX_FETCH_MAX * 4;
+	cx->items = calloc(cx->fetch_max, sizeof(*cx->items));
+	cx->touched = calloc(cx->fetch_max, sizeof(*cx->touched));
+	cx->done = calloc(cx->done_max, sizeof(*cx->done));
+	cx->ents = calloc(2 * (size_t)cx->done_max, sizeof(*cx->ents));
+	if (!cx->items || !cx->touched || !cx->done || !cx->ents) {
+		cx_free_arrays(cx);
+		free(cx);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&cx->lock, NULL);
 	pthread_mutex_init(&cx->map_lock, NULL);
+	pthread_mutex_init(&cx->exec_lock, NULL);
+	pthread_mutex_init(&cx->report_lock, NULL);
 	pthread_cond_init(&cx->cond, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&cx->fetch_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 
 	e = rt.cudaSetDevice(cx->device);
 	if (e == cudaSuccess)
@@ -1505,9 +1883,8 @@ err_stream:
 		accel_ioctl(ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	}
 err_free:
-	pthread_cond_destroy(&cx->cond);
-	pthread_mutex_destroy(&cx->map_lock);
-	pthread_mutex_destroy(&cx->lock);
+	cx_destroy_sync(cx);
+	cx_free_arrays(cx);
 	free(cx);
 	return ret;
 }
@@ -1515,15 +1892,13 @@ err_free:
 void accel_cuda_stop(struct accel_ctx *ctx)
 {
 	struct accel_cuda *cx = ctx->cuda;
-	struct accel_desc nop = { .op = ACCEL_OP_NOP };
 
 	if (!cx)
 		return;
-	/* The fetcher sleeps in EXEC_FETCH: a NOP on our stream wakes it. */
 	pthread_mutex_lock(&cx->lock);
 	cx->stop_fetch = true;
+	pthread_cond_signal(&cx->fetch_cond);
 	pthread_mutex_unlock(&cx->lock);
-	accel_submit(ctx, cx->ctl_stream, &nop, 1, NULL);
 	pthread_join(cx->fetch_thread, NULL);
 	/* What went to the device completes and is reported. */
 	pthread_mutex_lock(&cx->lock);
@@ -1531,6 +1906,8 @@ void accel_cuda_stop(struct accel_ctx *ctx)
 	pthread_cond_signal(&cx->cond);
 	pthread_mutex_unlock(&cx->lock);
 	pthread_join(cx->done_thread, NULL);
+	if (cx->trace)
+		cx_trace_print(cx);
 	/*
 	 * Stay attached: closing the transport cancels what was never
 	 * fetched, where a detach would let the CPU engine run it.
@@ -1560,14 +1937,21 @@ void accel_cuda_free_ctx(struct accel_ctx *ctx)
 		cx_region_cleanup(cx, &z->r);
 		free(z);
 	}
+	while (cx->head) {
+		struct cx_range *r = cx->head;
+
+		cx->head = r->next;
+		if (r->ev)
+			rt.cudaEventDestroy(r->ev);
+		free(r);
+	}
 	for (i = 0; i < cx->npool; i++)
 		rt.cudaEventDestroy(cx->pool[i]);
 	free(cx->pool);
 	free(cx->map);
 	free(cx->dead_streams);
-	pthread_cond_destroy(&cx->cond);
-	pthread_mutex_destroy(&cx->map_lock);
-	pthread_mutex_destroy(&cx->lock);
+	cx_destroy_sync(cx);
+	cx_free_arrays(cx);
 	free(cx);
 	ctx->cuda = NULL;
 }

@@ -178,8 +178,8 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 		return ret;
 	memset(&ent, 0, sizeof(ent));
 	ent.event = ev->kevent;
-	ret = accel_kwait(ev->child.ctx, &ent, 1, ACCEL_WAIT_ALL, timeout_ns,
-			  NULL);
+	ret = accel_kwait_user(ev->child.ctx, &ent, 1, ACCEL_WAIT_ALL,
+			       timeout_ns, NULL);
 	event_put(ev);
 	return ret;
 }
@@ -285,9 +285,9 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = accel_kwait(ctx, ents, count,
-			  (mode & ACCEL_WAIT_ALL) ? ACCEL_WAIT_ALL : 0,
-			  timeout_ns, &idx);
+	ret = accel_kwait_user(ctx, ents, count,
+			       (mode & ACCEL_WAIT_ALL) ? ACCEL_WAIT_ALL : 0,
+			       timeout_ns, &idx);
 	if ((!ret || ret == -EIO) && first)
 		*first = idx;
 out:

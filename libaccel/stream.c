@@ -238,6 +238,13 @@ int accel_stream_destroy(accel_stream_t stream)
 	return ret;
 }
 
+static int stream_query_poll(struct accel_ctx *ctx, void *arg)
+{
+	(void)ctx;
+	(void)arg;
+	return -ETIME;
+}
+
 ACCEL_EXPORT
 int accel_stream_query(accel_stream_t stream)
 {
@@ -251,6 +258,12 @@ int accel_stream_query(accel_stream_t stream)
 	memset(&q, 0, sizeof(q));
 	q.handle = s->kstream;
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	if (!ret && q.completed < q.submitted && !q.error &&
+	    s->child.ctx->cuda) {
+		/* Take what the device finished, then ask again. */
+		accel_cuda_wait_fast(s->child.ctx, stream_query_poll, &q, 0);
+		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	}
 	if (!ret) {
 		if (q.error)
 			ret = q.error;
@@ -259,6 +272,15 @@ int accel_stream_query(accel_stream_t stream)
 	}
 	accel_stream_put(s);
 	return ret;
+}
+
+/* STREAM_SYNC as a poll: -ETIME while not done. */
+static int stream_sync_poll(struct accel_ctx *ctx, void *arg)
+{
+	struct accel_stream_sync ss = *(struct accel_stream_sync *)arg;
+
+	ss.timeout_ns = 0;
+	return accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
 }
 
 ACCEL_EXPORT
@@ -274,10 +296,17 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	memset(&ss, 0, sizeof(ss));
 	ss.handle = s->kstream;
 	ss.timeout_ns = accel_deadline(timeout_ns);
+	ret = -ETIME;
+	if (s->child.ctx->cuda)
+		ret = accel_cuda_wait_fast(s->child.ctx, stream_sync_poll, &ss,
+					   ss.timeout_ns);
 	/* The deadline is absolute, so a restart keeps it. */
-	do {
+	while (ret == -ETIME || ret == -EINTR) {
 		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_SYNC, &ss);
-	} while (ret == -EINTR);
+		if (ret != -EINTR)
+			break;
+	}
+	accel_cuda_trace_wait(s->child.ctx);
 	accel_stream_put(s);
 	return ret;
 }
@@ -320,6 +349,7 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	struct accel_submit sub;
 	int ret;
 
+	accel_cuda_mark_submit(ctx);
 	memset(&sub, 0, sizeof(sub));
 	sub.stream = kstream;
 	sub.count = count;
@@ -364,6 +394,45 @@ int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 	do {
 		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
 	} while (ret == -EINTR);
+	if ((!ret || ret == -EIO) && first)
+		*first = w.first_signaled;
+	return ret;
+}
+
+/* WAIT as a poll: -ETIME while not satisfied. */
+static int kwait_poll(struct accel_ctx *ctx, void *arg)
+{
+	struct accel_wait *w = arg;
+	uint64_t deadline = w->timeout_ns;
+	int ret;
+
+	w->timeout_ns = 0;
+	ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, w);
+	w->timeout_ns = deadline;
+	return ret;
+}
+
+/* accel_kwait() for a user's wait: polls the device first (cuda). */
+int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		     uint32_t *first)
+{
+	struct accel_wait w;
+	int ret = -ETIME;
+
+	memset(&w, 0, sizeof(w));
+	w.entries = (uint64_t)(uintptr_t)ents;
+	w.count = count;
+	w.flags = flags;
+	w.timeout_ns = accel_deadline(timeout_ns);
+	if (ctx->cuda)
+		ret = accel_cuda_wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	while (ret == -ETIME || ret == -EINTR) {
+		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
+		if (ret != -EINTR)
+			break;
+	}
+	accel_cuda_trace_wait(ctx);
 	if ((!ret || ret == -EIO) && first)
 		*first = w.first_signaled;
 	return ret;
