@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,6 +488,9 @@ int accel_stream_priority_range(accel_context *handle, int *least,
 ACCEL_EXPORT
 const char *accel_strerror(int err)
 {
+	/* -INT_MIN does not exist: no errno is that large anyway. */
+	if (err == INT_MIN)
+		return "Unknown error";
 	if (err < 0)
 		err = -err;
 	switch (err) {
