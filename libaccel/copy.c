@@ -254,3 +254,94 @@ out:
 	accel_stream_put(s);
 	return ret;
 }
+
+/* One copy of a batch resolved to regions; false if it needs staging. */
+static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
+				const void *src, size_t bytes,
+				enum accel_memcpy_kind kind,
+				struct accel_desc *desc, bool *pinned)
+{
+	struct side d, sr;
+	int ret;
+
+	if (!dst || !src ||
+	    (uintptr_t)dst + bytes < (uintptr_t)dst ||
+	    (uintptr_t)src + bytes < (uintptr_t)src)
+		return -EINVAL;
+	ret = resolve_locked(ctx, dst, bytes, &d);
+	if (!ret)
+		ret = resolve_locked(ctx, src, bytes, &sr);
+	if (!ret)
+		ret = check_kind(kind, &d, &sr);
+	if (ret)
+		return ret;
+	*pinned = d.found && sr.found;
+	memset(desc, 0, sizeof(*desc));
+	desc->op = ACCEL_OP_COPY;
+	desc->dst = d.handle;
+	desc->src = sr.handle;
+	desc->dst_offset = d.offset;
+	desc->src_offset = sr.offset;
+	desc->length = bytes;
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
+			     const void *const *srcs, const size_t *sizes,
+			     size_t count, enum accel_memcpy_kind kind)
+{
+	struct accel_stream_impl *s;
+	struct accel_desc *descs;
+	struct accel_ctx *ctx;
+	bool pinned = true;
+	size_t i, n = 0;
+	int ret = 0;
+
+	if ((count && (!dsts || !srcs || !sizes)) ||
+	    (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	ctx = s->child.ctx;
+	if (count > ctx->info.max_submit) {
+		ret = -EINVAL;
+		goto out;
+	}
+	descs = malloc(count * sizeof(*descs));
+	if (!descs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	for (i = 0; i < count && !ret && pinned; i++) {
+		bool p;
+
+		ret = batch_resolve_locked(ctx, dsts[i], srcs[i], sizes[i],
+					   kind, &descs[n], &p);
+		pinned = p;
+		if (!ret && sizes[i])
+			n++;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret)
+		goto out_free;
+	if (!pinned || accel_check_enabled()) {
+		/* Staging or watching: copy by copy, in order. */
+		for (i = 0; i < count && !ret; i++)
+			ret = accel_memcpy_async(stream, dsts[i], srcs[i],
+						 sizes[i], kind);
+		goto out_free;
+	}
+	/* One submission: one fetch, one cudaMemcpyBatchAsync. */
+	if (n)
+		ret = accel_submit(ctx, s->kstream, descs, (uint32_t)n, NULL);
+out_free:
+	free(descs);
+out:
+	accel_stream_put(s);
+	return ret;
+}

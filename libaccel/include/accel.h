@@ -163,6 +163,18 @@ enum accel_memcpy_kind {
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind);
 
+/*
+ * Queue @count copies on @stream as one submission (cudaMemcpyBatchAsync):
+ * copy i moves @sizes[i] bytes from @srcs[i] to @dsts[i], in order after
+ * the copies before it, as @count calls of accel_memcpy_async() would,
+ * but all queued or none. @count is at most the transport's submit limit
+ * (4096). With pageable memory on a side, or ACCEL_CHECK, the copies are
+ * queued one by one instead: an error leaves the earlier ones queued.
+ */
+int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
+			     const void *const *srcs, const size_t *sizes,
+			     size_t count, enum accel_memcpy_kind kind);
+
 ACCELINLINE int accel_memcpy_h2d_async(accel_stream_t stream, void *dst,
 				       const void *src, size_t bytes)
 {

@@ -192,6 +192,60 @@ static int errnos(void)
 	return T_PASS;
 }
 
+/* accel_memcpy_batch_async: in order, dependent copies included, errnos. */
+static int batch(void)
+{
+	unsigned char *h, *out, *d, pageable[64];
+	void *dsts[65];
+	const void *srcs[65];
+	size_t sizes[65];
+	accel_stream_t s;
+	int i;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 64 * 16, 0));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 64 * 16 + 1, 0));
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 64 * 16 + 1));
+	for (i = 0; i < 64 * 16; i++)
+		h[i] = (unsigned char)(i * 7);
+	/* 64 independent copies, then one that reads what they wrote. */
+	for (i = 0; i < 64; i++) {
+		dsts[i] = d + i * 16;
+		srcs[i] = h + i * 16;
+		sizes[i] = 16;
+	}
+	dsts[64] = d + 64 * 16;
+	srcs[64] = d + 5 * 16 + 3;
+	sizes[64] = 1;
+	CHECK_OK(accel_memcpy_batch_async(s, dsts, srcs, sizes, 64,
+					  ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_batch_async(s, dsts + 64, srcs + 64, sizes + 64,
+					  1, ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(s, out, d, 64 * 16 + 1, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(!memcmp(out, h, 64 * 16));
+	CHECK(out[64 * 16] == h[5 * 16 + 3]);
+	/* Mixed with a pageable source: staged, same result. */
+	memset(pageable, 0x5a, sizeof(pageable));
+	srcs[0] = pageable;
+	sizes[0] = sizeof(pageable);
+	CHECK_OK(accel_memcpy_batch_async(s, dsts, srcs, sizes, 2,
+					  ACCEL_MEMCPY_DEFAULT));
+	memset(pageable, 0, sizeof(pageable));
+	CHECK_OK(accel_memcpy_async(s, out, d, 64, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	for (i = 0; i < 64; i++)
+		CHECK(out[i] == (i >= 16 && i < 32 ? h[i] : 0x5a));
+	CHECK_RET(accel_memcpy_batch_async(s, NULL, srcs, sizes, 1,
+					   ACCEL_MEMCPY_H2D), -EINVAL);
+	CHECK_RET(accel_memcpy_batch_async(s, dsts, srcs, sizes, 1,
+					   ACCEL_MEMCPY_D2H), -EINVAL);
+	CHECK_OK(accel_memcpy_batch_async(s, dsts, srcs, sizes, 0,
+					  ACCEL_MEMCPY_H2D));
+	return T_PASS;
+}
+
 T_MAIN(T(pinned_result_exact), T(all_kinds_round_trip),
        T(default_kind_inferred), T(offsets_inside_allocations),
-       T(in_order_per_stream), T(large_copy), T(errnos))
+       T(in_order_per_stream), T(large_copy), T(errnos), T(batch))
