@@ -83,6 +83,10 @@ done
 
 # Benchmarks: sizes up to 1 GiB, few repetitions (about 3 minutes).
 run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+# The same with libaccel's breakdown (ACCEL_TRACE=1): where a copy's time
+# goes, submit -> fetch -> enqueued -> seen done -> COMPLETE -> waiter.
+run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
+	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
 run "bandwidth, cuda" 240 env BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth

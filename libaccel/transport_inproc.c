@@ -92,6 +92,14 @@ struct ip_ctx {
 	pthread_mutex_t lock;
 	/* Broadcast on every retirement, signal, submission and destroy. */
 	pthread_cond_t cond;
+	/*
+	 * The workers sleep here while an executor is attached (they run
+	 * nothing then): broadcast on detach, close and stream destroy, so
+	 * that the executor's traffic does not wake every worker.
+	 */
+	pthread_cond_t exec_cond;
+	/* exec_done_locked() retires in bulk: one broadcast at the end. */
+	bool quiet_retire;
 	pid_t pid;
 	bool closing;
 	/* A userspace executor is attached: the workers run nothing. */
@@ -293,7 +301,10 @@ static void retire_locked(struct ip_stream *s, int status)
 		s->tl.fetched = s->tl.completed;
 	free(e);
 	process_release(c, &rel);
-	pthread_cond_broadcast(&c->cond);
+	if (s->dead && !s->q.count)
+		pthread_cond_broadcast(&c->exec_cond);
+	if (!c->quiet_retire)
+		pthread_cond_broadcast(&c->cond);
 }
 
 static bool entry_external(const struct as_entry *e)
@@ -318,7 +329,8 @@ static void *stream_worker(void *arg)
 		if (!e) {
 			if (s->dead || c->closing)
 				break;
-			pthread_cond_wait(&c->cond, &c->lock);
+			pthread_cond_wait(c->executor ? &c->exec_cond : &c->cond,
+					  &c->lock);
 			continue;
 		}
 		if (c->closing) {
@@ -327,7 +339,7 @@ static void *stream_worker(void *arg)
 		}
 		/* The executor fetches and completes; we only wait. */
 		if (c->executor) {
-			pthread_cond_wait(&c->cond, &c->lock);
+			pthread_cond_wait(&c->exec_cond, &c->lock);
 			continue;
 		}
 		/* Behind a failure, descriptors retire without running. */
@@ -688,6 +700,7 @@ static int ip_stream_destroy(struct ip_ctx *c, struct accel_handle *h)
 		idr_remove(&c->streams, h->handle);
 		s->dead = true;
 		pthread_cond_broadcast(&c->cond);
+		pthread_cond_broadcast(&c->exec_cond);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return ret;
@@ -1148,6 +1161,7 @@ static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
 	}
 	c->executor = false;
 	pthread_cond_broadcast(&c->cond);
+	pthread_cond_broadcast(&c->exec_cond);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
@@ -1333,8 +1347,11 @@ static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
 	pthread_mutex_lock(&c->lock);
 	if (!c->executor)
 		ret = -ENXIO;
+	c->quiet_retire = true;
 	for (i = 0; !ret && i < cm->count; i++)
 		ret = exec_done_locked(c, &done[i]);
+	c->quiet_retire = false;
+	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	free(done);
 	return ret;
@@ -1444,6 +1461,7 @@ static int inproc_open(struct accel_transport **tpp)
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cond, &attr);
+	pthread_cond_init(&c->exec_cond, &attr);
 	pthread_condattr_destroy(&attr);
 	c->pid = getpid();
 	c->page_size = sysconf(_SC_PAGESIZE);
@@ -1463,6 +1481,7 @@ static void inproc_close(struct accel_transport *tp)
 	pthread_mutex_lock(&c->lock);
 	c->closing = true;
 	pthread_cond_broadcast(&c->cond);
+	pthread_cond_broadcast(&c->exec_cond);
 	pthread_mutex_unlock(&c->lock);
 
 	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
@@ -1486,6 +1505,7 @@ static void inproc_close(struct accel_transport *tp)
 	free(c->regions.slots);
 	free(c->streams.slots);
 	free(c->events.slots);
+	pthread_cond_destroy(&c->exec_cond);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	free(tp);
