@@ -183,6 +183,12 @@ void accel_regions_teardown(struct accel_ctx *ctx);
 int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 			accel_host_fn fn, void *arg);
 void accel_hostfn_stop(struct accel_ctx *ctx);
+/*
+ * True on a host-function thread: a call there that would block (a wait
+ * with a nonzero timeout, a context destroy, which joins that very
+ * thread) returns -EDEADLK instead (CUDA: cudaErrorNotPermitted).
+ */
+bool accel_in_host_fn(void);
 
 /* ACCEL_CHECK (check.c). */
 bool accel_check_enabled(void);

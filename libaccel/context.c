@@ -263,6 +263,11 @@ int accel_context_destroy(accel_context *handle)
 	ret = ctx_lookup(handle, &ctx);
 	if (ret)
 		return ret;
+	/* It would join the thread we run on, or wait for one that may. */
+	if (accel_in_host_fn()) {
+		accel_ctx_put(ctx);
+		return -EDEADLK;
+	}
 	ret = accel_obj_kill(&ctx->obj);
 	if (ret) {
 		accel_ctx_put(ctx);
@@ -513,6 +518,7 @@ const char *accel_strerror(int err)
 	case ETIME:	return "Timed out";
 	case EPROTO:	return "Driver ABI mismatch";
 	case ECANCELED:	return "Cancelled";
+	case EDEADLK:	return "Would deadlock (a host function may not wait or destroy a context)";
 	case EOPNOTSUPP: return "Not supported";
 	case ENOTRECOVERABLE: return "Context lost (sticky device error; destroy the context, see accel_last_error_string)";
 	case ENXIO:	return "No executor can reach this memory";

@@ -176,6 +176,10 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 	ret = event_get(event, &ev);
 	if (ret)
 		return ret;
+	if (timeout_ns && accel_in_host_fn()) {
+		event_put(ev);
+		return -EDEADLK;
+	}
 	memset(&ent, 0, sizeof(ent));
 	ent.event = ev->kevent;
 	ret = accel_kwait_user(ev->child.ctx, &ent, 1, ACCEL_WAIT_ALL,
@@ -283,6 +287,10 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 	}
 	if (count > ctx->info.max_wait) {
 		ret = -EINVAL;
+		goto out;
+	}
+	if (timeout_ns && accel_in_host_fn()) {
+		ret = -EDEADLK;
 		goto out;
 	}
 	ret = accel_kwait_user(ctx, ents, count,

@@ -24,6 +24,14 @@
 
 #include "accel_int.h"
 
+/* Set on the library's host-function threads: they must not block. */
+static __thread bool hf_self;
+
+bool accel_in_host_fn(void)
+{
+	return hf_self;
+}
+
 struct accel_hostfn_job {
 	struct accel_hostfn_job *next;
 	uint32_t point;		/* plain event recorded before the gate */
@@ -93,6 +101,7 @@ static void *hostfn_thread(void *arg)
 	struct accel_hostfn_job **jobs, *job;
 	struct accel_wait_entry *ents;
 
+	hf_self = true;
 	jobs = calloc(max, sizeof(*jobs));
 	ents = calloc(max, sizeof(*ents));
 	while (jobs && ents) {

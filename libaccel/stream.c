@@ -293,6 +293,10 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
+	if (timeout_ns && accel_in_host_fn()) {
+		accel_stream_put(s);
+		return -EDEADLK;
+	}
 	memset(&ss, 0, sizeof(ss));
 	ss.handle = s->kstream;
 	ss.timeout_ns = accel_deadline(timeout_ns);

@@ -239,8 +239,10 @@ typedef void (*accel_host_fn)(void *arg);
 
 /*
  * Run @fn(@arg) on a library thread once prior work on @stream retired;
- * later work on @stream waits for it (cudaLaunchHostFunc). @fn must not
- * call libaccel functions that wait.
+ * later work on @stream waits for it (cudaLaunchHostFunc). @fn may queue
+ * work but must not wait or destroy a context: called from a host
+ * function, the synchronize and wait calls with a nonzero timeout and
+ * accel_context_destroy() return -EDEADLK.
  */
 int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
 			   void *arg);
