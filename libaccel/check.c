@@ -52,9 +52,14 @@ static long page_size;
 
 bool accel_check_enabled(void)
 {
-	if (check_state < 0)
-		check_state = accel_env_flag("ACCEL_CHECK");
-	return check_state > 0;
+	/* Racing first calls all read the same environment. */
+	int state = __atomic_load_n(&check_state, __ATOMIC_RELAXED);
+
+	if (state < 0) {
+		state = accel_env_flag("ACCEL_CHECK");
+		__atomic_store_n(&check_state, state, __ATOMIC_RELAXED);
+	}
+	return state > 0;
 }
 
 static void segv_handler(int sig, siginfo_t *si, void *uc)
@@ -246,7 +251,7 @@ void accel_check_forget(uintptr_t base, size_t len)
 {
 	int i;
 
-	if (check_state <= 0)
+	if (__atomic_load_n(&check_state, __ATOMIC_RELAXED) <= 0)
 		return;
 	pthread_mutex_lock(&check_lock);
 	for (i = 0; i < CHECK_SLOTS; i++) {
