@@ -318,7 +318,7 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	}
 	pthread_mutex_lock(&ctx->lock);
 	for (i = 0; i < count && !ret && pinned; i++) {
-		bool p;
+		bool p = false;
 
 		ret = batch_resolve_locked(ctx, dsts[i], srcs[i], sizes[i],
 					   kind, &descs[n], &p);
