@@ -7,6 +7,7 @@
 #ifndef LIBACCEL_TRANSPORT_H
 #define LIBACCEL_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,12 @@ struct accel_transport_ops {
 	int (*mmap)(struct accel_transport *tp, uint64_t offset, size_t len,
 		    void **addr);
 };
+
+/*
+ * -EFAULT unless every page of [addr, addr + len) could be pinned as the
+ * driver pins it: mapped and readable, and writable if @write (vmcheck.c).
+ */
+int accel_range_check(uint64_t addr, uint64_t len, bool write);
 
 extern const struct accel_transport_ops accel_transport_kernel;
 extern const struct accel_transport_ops accel_transport_inproc;

@@ -464,7 +464,6 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 	struct ip_region *reg;
 	struct ip_node *n;
 	u64 start, end;
-	unsigned char vec;
 	int ret;
 
 	ret = as_check_mem_register(r);
@@ -502,13 +501,11 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
-	/* Every page must be mapped: the kernel's pin would fault. */
-	for (u64 p = start; p < end; p += ps) {
-		if (mincore((void *)(uintptr_t)p, ps, &vec)) {
-			ret = -EFAULT;
-			goto err_unlock;
-		}
-	}
+	/* Every page mapped, and writable unless read-only, as GUP wants. */
+	ret = accel_range_check(r->addr, r->size,
+				!(r->flags & ACCEL_MEM_READONLY));
+	if (ret)
+		goto err_unlock;
 	if (mlock((void *)(uintptr_t)start, end - start)) {
 		ret = -ENOMEM;
 		goto err_unlock;

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Whether the process could pin a host range the way the driver does
+ * (get_user_pages, FOLL_WRITE unless read-only): every page mapped,
+ * readable, and writable when the device may write it. The inproc
+ * transport's registration and the copy path's pageable destinations
+ * check with it, so that a bad range is -EFAULT at the call rather than a
+ * SIGSEGV on an engine or host-function thread later.
+ *
+ * MADV_POPULATE_READ/WRITE (Linux 5.14) fault the range in exactly as the
+ * kernel's pin would and fail where an access would fault; the pages are
+ * about to be pinned or written anyway. Where it is not available, the
+ * protections listed in /proc/self/maps decide.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "transport.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
+#endif
+
+/* 0 when [start, end) is covered by mappings with the protections asked. */
+static int maps_check(uintptr_t start, uintptr_t end, bool write)
+{
+	char buf[4096], *line, *nl;
+	size_t have = 0;
+	uintptr_t at = start;
+	ssize_t n;
+	int fd, ret = -EFAULT;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* nothing to go by: let the access decide */
+	for (;;) {
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		line = buf;
+		while ((nl = strchr(line, '\n'))) {
+			unsigned long lo, hi;
+			char *p = line, *q;
+
+			*nl = '\0';
+			lo = strtoul(p, &q, 16);
+			if (*q == '-') {
+				hi = strtoul(q + 1, &q, 16);
+				if (hi > at) {
+					/* A hole, or a mapping without access. */
+					if (lo > at || q[0] != ' ' || q[1] != 'r' ||
+					    (write && q[2] != 'w'))
+						goto out;
+					at = hi;
+					if (at >= end) {
+						ret = 0;
+						goto out;
+					}
+				}
+			}
+			line = nl + 1;
+		}
+		/* Keep a partial line; one longer than the buffer is skipped. */
+		have = strlen(line);
+		if (have == sizeof(buf) - 1)
+			have = 0;
+		memmove(buf, line, have);
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int accel_range_check(uint64_t addr, uint64_t len, bool write)
+{
+	uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	int tries;
+
+	if (!len)
+		return 0;
+	if (addr + len < addr || addr + len > UINTPTR_MAX - ps)
+		return -EFAULT;
+	start = (uintptr_t)addr & ~(ps - 1);
+	end = ((uintptr_t)(addr + len) + ps - 1) & ~(ps - 1);
+
+	for (tries = 0; tries < 4; tries++) {
+		if (!madvise((void *)start, end - start,
+			     write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ))
+			return 0;
+		if (errno == EFAULT || errno == EHWPOISON)
+			return -EFAULT;
+		/*
+		 * EINVAL: a kernel before 5.14, or VM_IO / VM_PFNMAP pages;
+		 * ENOMEM: a hole, or out of memory. The maps decide.
+		 */
+		if (errno != EINTR && errno != EAGAIN)
+			break;
+	}
+	return maps_check(start, end, write);
+}
