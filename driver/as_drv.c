@@ -16,6 +16,8 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -295,6 +297,7 @@ static int as_open(struct inode *inode, struct file *file)
 	ctx->mm = current->mm;
 	if (ctx->mm)
 		mmgrab(ctx->mm);
+	ctx->user = get_uid(current_user());
 
 	mutex_lock(&as_ctx_list_lock);
 	ctx->id = ++as_next_ctx_id;
@@ -369,6 +372,7 @@ static int as_release(struct inode *inode, struct file *file)
 	as_freelist_free(ctx, &fl);
 
 	xa_destroy(&ctx->handles);
+	free_uid(ctx->user);
 	if (ctx->mm)
 		mmdrop(ctx->mm);
 	kfree(ctx);

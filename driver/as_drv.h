@@ -49,7 +49,8 @@ struct as_obj {
 /**
  * struct as_ctx - one open file of /dev/accelstream
  * @mm: the opener's mm (mmgrab'd): ioctls from another mm get -EACCES,
- *	and pinned pages are charged to its locked_vm.
+ *	and pinned pages show in its pinned_vm.
+ * @user: the opener's user, whose locked_vm pinned pages are charged to.
  * @tgid: the opener's thread group id, for debugfs.
  * @comm: the opener's command name, for debugfs.
  * @id: context number, for debugfs.
@@ -81,6 +82,7 @@ struct as_obj {
  */
 struct as_ctx {
 	struct mm_struct *mm;
+	struct user_struct *user;
 	pid_t tgid;
 	char comm[16];
 	u32 id;
@@ -137,6 +139,7 @@ enum as_mem_kind {
  * @first_off: byte offset of region offset 0 in the first of @pages.
  * @pages: the pages backing the region.
  * @npages: number of @pages.
+ * @charged_user: the pages are charged to the opener's RLIMIT_MEMLOCK.
  * @maps: mmap(2) calls in progress; the region is not freed while set.
  * @node: in @ctx->regions.
  * @free_node: on a local list of regions to free after unlocking.
@@ -150,6 +153,7 @@ struct as_mem {
 	unsigned long first_off;
 	struct page **pages;
 	unsigned long npages;
+	bool charged_user;
 	u32 maps;
 	struct list_head node;
 	struct list_head free_node;

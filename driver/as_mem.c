@@ -5,7 +5,10 @@
  */
 #include <linux/error-injection.h>
 #include <linux/mm.h>
+#include <linux/capability.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -25,11 +28,16 @@ static struct as_mem *as_mem_new(struct as_ctx *ctx, enum as_mem_kind kind)
 	return m;
 }
 
-/* Charge @npages to the opener's locked_vm, honouring RLIMIT_MEMLOCK. */
-static noinline int as_mem_charge(struct as_ctx *ctx, unsigned long npages)
+/*
+ * Pinned pages are charged to the opening user's locked_vm against
+ * RLIMIT_MEMLOCK, as io_uring charges its buffers, unless the caller has
+ * CAP_IPC_LOCK; and shown in the mm's pinned_vm (VmPin). Neither takes the
+ * mmap lock, so a region may be freed from any context, mmap(2) included.
+ */
+static noinline int as_mem_charge(struct as_ctx *ctx, struct as_mem *m)
 {
-	u64 bytes = (u64)npages << PAGE_SHIFT;
-	int ret;
+	u64 bytes = (u64)m->npages << PAGE_SHIFT;
+	unsigned long limit, cur, new;
 
 	spin_lock(&ctx->lock);
 	if (ctx->pinned_bytes + bytes > ctx->max_pinned_bytes) {
@@ -39,25 +47,34 @@ static noinline int as_mem_charge(struct as_ctx *ctx, unsigned long npages)
 	ctx->pinned_bytes += bytes;
 	spin_unlock(&ctx->lock);
 
-	ret = account_locked_vm(ctx->mm, npages, true);
-	if (ret) {
-		spin_lock(&ctx->lock);
-		ctx->pinned_bytes -= bytes;
-		spin_unlock(&ctx->lock);
+	m->charged_user = !capable(CAP_IPC_LOCK);
+	if (m->charged_user) {
+		limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		cur = atomic_long_read(&ctx->user->locked_vm);
+		do {
+			new = cur + m->npages;
+			if (new > limit || new < cur) {
+				spin_lock(&ctx->lock);
+				ctx->pinned_bytes -= bytes;
+				spin_unlock(&ctx->lock);
+				return -ENOMEM;
+			}
+		} while (!atomic_long_try_cmpxchg(&ctx->user->locked_vm, &cur, new));
 	}
-	return ret;
+	if (ctx->mm)
+		atomic64_add(m->npages, &ctx->mm->pinned_vm);
+	return 0;
 }
 ALLOW_ERROR_INJECTION(as_mem_charge, ERRNO);
 
-static void as_mem_uncharge(struct as_ctx *ctx, unsigned long npages)
+static void as_mem_uncharge(struct as_ctx *ctx, struct as_mem *m)
 {
-	/* A process that is exiting has no locked_vm left to give back. */
-	if (mmget_not_zero(ctx->mm)) {
-		account_locked_vm(ctx->mm, npages, false);
-		mmput(ctx->mm);
-	}
+	if (m->charged_user)
+		atomic_long_sub(m->npages, &ctx->user->locked_vm);
+	if (ctx->mm)
+		atomic64_sub(m->npages, &ctx->mm->pinned_vm);
 	spin_lock(&ctx->lock);
-	ctx->pinned_bytes -= (u64)npages << PAGE_SHIFT;
+	ctx->pinned_bytes -= (u64)m->npages << PAGE_SHIFT;
 	spin_unlock(&ctx->lock);
 }
 
@@ -211,7 +228,7 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 		ret = -ENOMEM;
 		goto err_free_mem;
 	}
-	ret = as_mem_charge(ctx, m->npages);
+	ret = as_mem_charge(ctx, m);
 	if (ret)
 		goto err_free_pages;
 	ret = as_mem_pin(m, first, !(req.flags & ACCEL_MEM_READONLY));
@@ -229,7 +246,7 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 err_unpin:
 	unpin_user_pages(m->pages, m->npages);
 err_uncharge:
-	as_mem_uncharge(ctx, m->npages);
+	as_mem_uncharge(ctx, m);
 err_free_pages:
 	kvfree(m->pages);
 err_free_mem:
@@ -276,7 +293,7 @@ int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
 	m->core.flags = req.flags;
 
 	if (host) {
-		ret = as_mem_charge(ctx, m->npages);
+		ret = as_mem_charge(ctx, m);
 		if (ret)
 			goto err_free_mem;
 	} else {
@@ -326,7 +343,7 @@ err_free_page_array:
 	kvfree(m->pages);
 err_uncharge:
 	if (host) {
-		as_mem_uncharge(ctx, m->npages);
+		as_mem_uncharge(ctx, m);
 	} else {
 		spin_lock(&ctx->lock);
 		ctx->device_bytes -= m->core.size;
@@ -365,12 +382,12 @@ void as_mem_free(struct as_ctx *ctx, struct as_mem *m)
 	case AS_MEM_USER:
 		unpin_user_pages_dirty_lock(m->pages, m->npages,
 					    !(m->core.flags & ACCEL_MEM_READONLY));
-		as_mem_uncharge(ctx, m->npages);
+		as_mem_uncharge(ctx, m);
 		break;
 	case AS_MEM_HOST_ALLOC:
 		/* Pages still mapped by the user stay alive through the map. */
 		as_mem_free_pages(m, m->npages);
-		as_mem_uncharge(ctx, m->npages);
+		as_mem_uncharge(ctx, m);
 		break;
 	case AS_MEM_DEVICE:
 		as_mem_free_pages(m, m->npages);

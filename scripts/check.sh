@@ -162,7 +162,7 @@ for kernel in $KERNELS; do
 	p=$ROOT/build/payload-$kernel
 	if build "payload-$kernel" vm_payload "$kernel" "$p"; then
 		say "VM run on the $kernel kernel"
-		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" \
+		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" VM_TIMEOUT="${VM_TIMEOUT:-1500}" \
 			scripts/vm/run-vm.sh "$p" > "$RES/vm-$kernel.log" 2>&1
 		rc=$?
 		cp "$ROOT/build/vm/out-$kernel/tap.txt" "$RES/vm-$kernel.tap" 2>/dev/null ||

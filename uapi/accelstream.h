@@ -150,8 +150,10 @@ struct accel_info {
  * @handle: out: the region's handle.
  *
  * Pins every page the range touches with FOLL_LONGTERM (and FOLL_WRITE
- * unless %ACCEL_MEM_READONLY), charging them to RLIMIT_MEMLOCK unless the
- * caller has CAP_IPC_LOCK. Region offsets count from @addr.
+ * unless %ACCEL_MEM_READONLY), charging them to the user's locked memory
+ * against RLIMIT_MEMLOCK (as io_uring does) unless the caller has
+ * CAP_IPC_LOCK; they show as VmPin in /proc/PID/status. Region offsets
+ * count from @addr.
  *
  * Errors: ``-EINVAL`` zero size, wrapping range, unknown flags;
  * ``-EEXIST`` the range overlaps a registered range of this context;

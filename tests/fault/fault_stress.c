@@ -12,7 +12,7 @@
  *                       before it runs: the pinned pages carry the data
  *  memlock_mid_range    without CAP_IPC_LOCK, RLIMIT_MEMLOCK runs out part
  *                       way through a series of registrations and host
- *                       allocations: -ENOMEM, VmLck exact, nothing pinned
+ *                       allocations: -ENOMEM, VmPin exact, nothing pinned
  *  fd_fork_scm_rights   the file reaches another process by fork and by
  *                       SCM_RIGHTS: -EACCES there; the last close happens
  *                       in that other process, with work queued
@@ -250,13 +250,14 @@ static void test_munmap_queued(void)
 
 /* ---- RLIMIT_MEMLOCK without CAP_IPC_LOCK ------------------------------ */
 
+/* Pinned pages show as VmPin (mm->pinned_vm), as io_uring's buffers do. */
 static long vmlck_kb(void)
 {
 	char buf[4096], *p;
 
 	if (read_file("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return -1;
-	p = strstr(buf, "VmLck:");
+	p = strstr(buf, "VmPin:");
 	return p ? strtol(p + 6, NULL, 10) : -1;
 }
 
@@ -292,7 +293,7 @@ static void memlock_child(void)
 	if (r != -ENOMEM)
 		fail_child("2 MiB register did not fail with ENOMEM");
 	if (vmlck_kb() != 0)
-		fail_child("VmLck not 0 after the failed register");
+		fail_child("VmPin not 0 after the failed register");
 	/* 100 + 100 pages fit; the third 100 runs over in its middle */
 	if (as_register(fd, buf, 100 * PG, 0, &h[0]) ||
 	    as_register(fd, buf + 100 * PG, 100 * PG, 0, &h[1]))
@@ -302,7 +303,7 @@ static void memlock_child(void)
 		fail_child("register across the limit did not fail with ENOMEM");
 	lck = vmlck_kb();
 	if (lck != 200 * 4)
-		fail_child("VmLck not 800 kB");
+		fail_child("VmPin not 800 kB");
 	/* host memory is charged the same way */
 	r = as_alloc(fd, 100 * PG, ACCEL_MEM_HOST, &hh, NULL);
 	if (r != -ENOMEM)
@@ -310,7 +311,7 @@ static void memlock_child(void)
 	if (as_alloc(fd, 56 * PG, ACCEL_MEM_HOST, &h[3], NULL))
 		fail_child("host alloc up to the limit");
 	if (vmlck_kb() != 256 * 4)
-		fail_child("VmLck not at the limit");
+		fail_child("VmPin not at the limit");
 	/* device memory is not */
 	if (as_alloc(fd, 64 * PG, ACCEL_MEM_DEVICE, &h[4], NULL))
 		fail_child("device alloc");
@@ -328,12 +329,12 @@ static void memlock_child(void)
 	if (as_release_mem(fd, h[0], 0) || as_release_mem(fd, h[3], 0))
 		fail_child("release");
 	if (vmlck_kb() != 100 * 4)
-		fail_child("VmLck not back to 400 kB");
+		fail_child("VmPin not back to 400 kB");
 	if (as_register(fd, buf + 200 * PG, 150 * PG, 0, &h[2]))
 		fail_child("register after release");
 	close(fd);
 	if (vmlck_kb() != 0)
-		fail_child("VmLck not 0 after close");
+		fail_child("VmPin not 0 after close");
 	_exit(0);
 }
 
