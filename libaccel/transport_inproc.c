@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,8 +32,9 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-#define IP_PINNED_MAX		(1ULL << 40)
-#define IP_DEVICE_MAX		(1ULL << 36)
+/* The module's defaults (max_pinned_mb, max_device_mb), per context. */
+#define IP_PINNED_MB		4096
+#define IP_DEVICE_MB		1024
 #define IP_MMAP_SHIFT		12
 
 enum ip_region_kind {
@@ -57,6 +59,7 @@ struct ip_region {
 	size_t map_len;		/* HOST, DEVICE: length of our mapping */
 	int memfd;		/* HOST: backing file, mapped by the user */
 	bool locked;
+	u64 charged;		/* USER: bytes charged to pinned_bytes */
 };
 
 struct ip_stream {
@@ -109,6 +112,9 @@ struct ip_ctx {
 	struct ip_node all_regions, all_streams, all_events;
 	u64 pinned_bytes;
 	u64 device_bytes;
+	/* ACCEL_INPROC_MAX_PINNED_MB / _DEVICE_MB, taken at open. */
+	u64 max_pinned_bytes;
+	u64 max_device_bytes;
 	long page_size;
 };
 
@@ -224,7 +230,7 @@ static void region_free_locked(struct ip_ctx *c, struct ip_region *r)
 		}
 		if (r->locked && end > start)
 			munlock((void *)(uintptr_t)start, end - start);
-		c->pinned_bytes -= r->core.size;
+		c->pinned_bytes -= r->charged;
 		break;
 	}
 	case IP_REGION_HOST:
@@ -410,8 +416,8 @@ static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
 	info->max_wait = AS_MAX_WAIT;
 	info->greatest_priority = AS_GREATEST_PRIORITY;
 	info->least_priority = AS_LEAST_PRIORITY;
-	info->max_pinned_bytes = IP_PINNED_MAX;
-	info->max_device_bytes = IP_DEVICE_MAX;
+	info->max_pinned_bytes = c->max_pinned_bytes;
+	info->max_device_bytes = c->max_device_bytes;
 	info->page_size = (u32)c->page_size;
 	return 0;
 }
@@ -497,7 +503,9 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 			goto err_unlock;
 		}
 	}
-	if (c->pinned_bytes + r->size > IP_PINNED_MAX) {
+	/* Whole pages are charged, as the driver pins them. */
+	reg->charged = end - start;
+	if (reg->charged > c->max_pinned_bytes - c->pinned_bytes) {
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
@@ -515,7 +523,7 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 	if (ret)
 		goto err_unlock_pages;
 	node_add(&c->all_regions, &reg->node);
-	c->pinned_bytes += r->size;
+	c->pinned_bytes += reg->charged;
 	r->handle = reg->handle;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -538,6 +546,10 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 	if (ret)
 		return ret;
 	len = (a->size + c->page_size - 1) & ~(u64)(c->page_size - 1);
+	/* Past the limit whatever else is allocated: before any memory. */
+	if (len > ((a->flags & ACCEL_MEM_HOST) ? c->max_pinned_bytes :
+		   c->max_device_bytes))
+		return -ENOMEM;
 
 	reg = calloc(1, sizeof(*reg));
 	if (!reg)
@@ -583,8 +595,8 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 
 	pthread_mutex_lock(&c->lock);
 	if (reg->kind == IP_REGION_HOST ?
-	    c->pinned_bytes + len > IP_PINNED_MAX :
-	    c->device_bytes + len > IP_DEVICE_MAX) {
+	    len > c->max_pinned_bytes - c->pinned_bytes :
+	    len > c->max_device_bytes - c->device_bytes) {
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
@@ -1444,6 +1456,26 @@ static int inproc_mmap(struct accel_transport *tp, uint64_t offset,
 	return ret;
 }
 
+/* A limit in MiB from the environment, else the module's default. */
+static u64 env_limit_mb(const char *name, u64 def)
+{
+	const char *v = getenv(name);
+	unsigned long long mb;
+	char *end;
+
+	if (!v || !*v)
+		return def << 20;
+	errno = 0;
+	mb = strtoull(v, &end, 10);
+	if (errno || *end || *v == '-' || mb > (UINT64_MAX >> 20)) {
+		fprintf(stderr,
+			"libaccel: %s=%s: not a size in MiB; using %llu\n",
+			name, v, (unsigned long long)def);
+		return def << 20;
+	}
+	return (u64)mb << 20;
+}
+
 static int inproc_open(struct accel_transport **tpp)
 {
 	struct accel_transport *tp;
@@ -1462,6 +1494,10 @@ static int inproc_open(struct accel_transport **tpp)
 	pthread_condattr_destroy(&attr);
 	c->pid = getpid();
 	c->page_size = sysconf(_SC_PAGESIZE);
+	c->max_pinned_bytes = env_limit_mb("ACCEL_INPROC_MAX_PINNED_MB",
+					   IP_PINNED_MB);
+	c->max_device_bytes = env_limit_mb("ACCEL_INPROC_MAX_DEVICE_MB",
+					   IP_DEVICE_MB);
 	node_init(&c->all_regions);
 	node_init(&c->all_streams);
 	node_init(&c->all_events);

@@ -70,7 +70,9 @@ typedef struct accel_event *accel_event_t;
  * current context": the thread's current one if it is alive, else the
  * oldest live context of the process (the primary context of CUDA).
  *
- * Environment: ACCEL_TRANSPORT=kernel|inproc, ACCEL_BACKEND=cpu|cuda|auto,
+ * Environment: ACCEL_TRANSPORT=kernel|inproc (inproc limits:
+ * ACCEL_INPROC_MAX_PINNED_MB, default 4096, ACCEL_INPROC_MAX_DEVICE_MB,
+ * default 1024, as the module's), ACCEL_BACKEND=cpu|cuda|auto,
  * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
  * (warn when a copy is staged synchronously). See libaccel(7).
  *
