@@ -81,12 +81,14 @@ static int waits_return_edeadlk(void)
 	CHECK_OK(accel_event_create(NULL, 0, &c.ev));
 	CHECK_OK(accel_host_alloc(NULL, &c.h, 4096, 0));
 	CHECK_OK(accel_malloc(NULL, &c.d, 4096));
-	/* s2 waits for a gate opened only once the host function ran. */
+	/*
+	 * s2 waits for a gate opened only once the host function ran, and
+	 * so does the event recorded behind it: waiting would hang.
+	 */
 	CHECK_OK(t_gate(c.s2, &c.gate));
+	CHECK_OK(accel_event_record(c.ev, c.s2));
 	CHECK_OK(accel_memcpy_async(c.s, c.d, c.h, 4096, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_launch_host_func(c.s, waits, &c));
-	/* An event behind the host function: waiting for it would hang. */
-	CHECK_OK(accel_event_record(c.ev, c.s));
 	CHECK_OK(accel_stream_synchronize(c.s, 10 * T_SEC));
 	/* Again, for what the host function queued meanwhile. */
 	CHECK_OK(accel_stream_synchronize(c.s, 10 * T_SEC));
