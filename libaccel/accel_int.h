@@ -200,6 +200,12 @@ int accel_check_src(struct accel_ctx *ctx, accel_stream_t stream,
 void accel_check_done(void *token);
 void accel_check_forget(uintptr_t base, size_t len);
 
+/*
+ * accel_last_error_string() is about the thread's last call only: every
+ * call clears it when it starts on an object (context.c).
+ */
+void accel_clear_error(void);
+
 /* Environment (context.c). */
 bool accel_env_flag(const char *name);
 

@@ -35,6 +35,11 @@ void accel_set_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void accel_clear_error(void)
+{
+	last_error[0] = '\0';
+}
+
 ACCEL_EXPORT
 const char *accel_last_error_string(void)
 {
@@ -132,13 +137,21 @@ static int pick_transport(const struct accel_transport_ops **ops,
 			fprintf(stderr,
 				"libaccel: ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)\n",
 				t);
+			accel_set_error("ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)",
+					t);
 			return -EINVAL;
 		}
 		ret = (*ops)->open(tp);
-		if (ret && *ops == &accel_transport_kernel)
+		if (ret && *ops == &accel_transport_kernel) {
 			fprintf(stderr,
 				"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)\n",
 				strerror(-ret));
+			accel_set_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
+					strerror(-ret));
+		} else if (ret) {
+			accel_set_error("%s transport: %s", (*ops)->name,
+					strerror(-ret));
+		}
 		return ret;
 	}
 	*ops = &accel_transport_kernel;
@@ -147,6 +160,8 @@ static int pick_transport(const struct accel_transport_ops **ops,
 		fprintf(stderr,
 			"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model\n",
 			strerror(-ret));
+		accel_set_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
+				strerror(-ret));
 		return -ENODEV;
 	}
 	return 0;
@@ -161,6 +176,8 @@ static int check_abi(struct accel_ctx *ctx)
 	if (ret) {
 		fprintf(stderr, "libaccel: %s transport: GET_INFO failed: %s\n",
 			ctx->ops->name, strerror(-ret));
+		accel_set_error("%s transport: GET_INFO failed: %s",
+				ctx->ops->name, strerror(-ret));
 		return ret;
 	}
 	if (ctx->info.abi_version != ACCEL_ABI_VERSION) {
@@ -169,6 +186,10 @@ static int check_abi(struct accel_ctx *ctx)
 			ctx->info.abi_version, ACCEL_ABI_VERSION,
 			ctx->info.abi_version > ACCEL_ABI_VERSION ?
 			"libaccel" : "the accelstream module");
+		accel_set_error("the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s",
+				ctx->info.abi_version, ACCEL_ABI_VERSION,
+				ctx->info.abi_version > ACCEL_ABI_VERSION ?
+				"libaccel" : "the accelstream module");
 		return -EPROTO;
 	}
 	return 0;
@@ -195,6 +216,7 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	struct accel_ctx *ctx;
 	int ret;
 
+	accel_clear_error();
 	if (!out || flags)
 		return -EINVAL;
 	ret = pick_backend(&backend);
@@ -227,6 +249,8 @@ int accel_context_create(accel_context **out, unsigned int flags)
 
 	current_ctx = ctx->handle;
 	*out = (accel_context *)(uintptr_t)ctx->handle;
+	/* auto may have tried cuda first: that is no failure of this call. */
+	accel_clear_error();
 	return 0;
 
 err_backend:
@@ -260,6 +284,7 @@ int accel_context_destroy(accel_context *handle)
 	struct accel_child *c;
 	int ret;
 
+	accel_clear_error();
 	ret = ctx_lookup(handle, &ctx);
 	if (ret)
 		return ret;
@@ -356,6 +381,7 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	struct accel_ctx *ctx, *oldest = NULL;
 	uint64_t h = 0;
 
+	accel_clear_error();
 	if (handle)
 		return ctx_lookup(handle, out);
 	if (current_ctx && !ctx_lookup((accel_context *)(uintptr_t)current_ctx,
@@ -505,7 +531,7 @@ const char *accel_strerror(int err)
 	case EINTR:	return "Interrupted";
 	case EIO:	return "Input/output error (the stream failed)";
 	case EBADF:	return "Bad file descriptor";
-	case EAGAIN:	return "Not ready (work still pending)";
+	case EAGAIN:	return "Resource temporarily unavailable: not ready, or queue full";
 	case ENOMEM:	return "Out of memory, or past a pinning limit";
 	case EACCES:	return "Permission denied (context opened by another process)";
 	case EFAULT:	return "Bad address (range not mapped, or not writable)";

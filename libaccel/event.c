@@ -24,6 +24,7 @@ static int event_get_any(accel_event_t event, struct accel_event_impl **out)
 	struct accel_obj *obj;
 	int ret;
 
+	accel_clear_error();
 	ret = accel_obj_get((uint64_t)(uintptr_t)event, ACCEL_OBJ_EVENT, &obj);
 	if (ret)
 		return ret;

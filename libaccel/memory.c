@@ -402,6 +402,7 @@ static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 		.ret = -ENOENT,
 	};
 
+	accel_clear_error();
 	if (!ptr)
 		return -EINVAL;
 	accel_ctx_foreach(release_in_ctx, &a);

@@ -194,6 +194,7 @@ static int stream_get_any(accel_stream_t stream,
 	struct accel_obj *obj;
 	int ret;
 
+	accel_clear_error();
 	if (stream == ACCEL_STREAM_DEFAULT)
 		return default_stream_get(out);
 	ret = accel_obj_get((uint64_t)(uintptr_t)stream, ACCEL_OBJ_STREAM,

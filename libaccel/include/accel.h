@@ -257,11 +257,12 @@ int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
 const char *accel_strerror(int err);
 
 /*
- * What the calling thread's last failing call ran into, beyond its errno:
- * the CUDA error name and text ("cudaMalloc: cudaErrorMemoryAllocation
- * (out of memory)"), why a backend could not start, why a context is
- * lost. Empty when there is nothing to add; valid until the thread's next
- * libaccel call.
+ * What the calling thread's last call ran into, beyond its errno: the
+ * CUDA error name and text ("cudaMalloc: cudaErrorMemoryAllocation (out
+ * of memory)"), why a context could not be created or a backend start,
+ * why a context is lost. Cleared when a call starts, so empty after a
+ * call that succeeded or had nothing to add; valid until the thread's
+ * next libaccel call.
  */
 const char *accel_last_error_string(void);
 
