@@ -200,6 +200,13 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	pthread_mutex_unlock(&ctx->lock);
 	if (!ret)
 		ret = check_kind(kind, &d, &sr);
+	/*
+	 * A pageable destination is written by a host function once the
+	 * copy retired: one the driver could not pin is -EFAULT now rather
+	 * than a SIGSEGV on the library's thread then.
+	 */
+	if (!ret && bytes && !d.found)
+		ret = accel_range_check((uintptr_t)dst, bytes, true);
 	if (ret || !bytes)
 		goto out;
 
