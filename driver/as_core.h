@@ -205,7 +205,7 @@ int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
 /* Limits shared by both shells. */
 #define AS_MAX_STREAMS		1024
 #define AS_MAX_EVENTS		65536
-#define AS_MAX_REGIONS		65536
+#define AS_MAX_REGIONS		8192
 #define AS_MAX_SUBMIT		4096
 #define AS_QUEUE_DEPTH		65536
 #define AS_MAX_WAIT		256
