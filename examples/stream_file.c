@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	accel_stream_t sa, sb;
 	accel_context *ctx;
 	struct sigaction sa_int = { .sa_handler = on_signal };
-	const char *path, *name = NULL;
+	const char *path, *name = NULL, *transport, *backend;
 	double t0, t1;
 	int opt, fd, ret, s;
 
@@ -174,6 +174,11 @@ int main(int argc, char **argv)
 	ret = accel_context_create(&ctx, 0);
 	if (ret)
 		return die("context", ret);
+	if (accel_context_get_transport(ctx, &transport) ||
+	    accel_context_get_backend(ctx, &backend)) {
+		transport = "?";
+		backend = "?";
+	}
 	ret = accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &sa);
 	if (!ret)
 		ret = accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &sb);
@@ -262,6 +267,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "stream_file: chunks    %" PRIu64 " of %zu bytes, %d staging slots\n",
 		nchunks, chunk, NSLOT);
 	fprintf(stderr, "stream_file: streams   2 (H2D, D2H), ordered by events\n");
+	fprintf(stderr, "stream_file: engine    %s transport, %s backend\n",
+		transport, backend);
 	fprintf(stderr, "stream_file: time      %.3f s\n", t1 - t0);
 	fprintf(stderr, "stream_file: bandwidth %.1f MB/s each way (%.1f MB/s H2D+D2H)\n",
 		size / (t1 - t0) / 1e6, 2 * size / (t1 - t0) / 1e6);

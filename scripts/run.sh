@@ -20,10 +20,21 @@ out=$ROOT/build/run
 die() { echo "make run: $*" >&2; exit 1; }
 say() { printf '==> %s\n' "$*"; }
 
-scripts/deps.sh vm build || die "installing packages failed"
-eval "$(scripts/vm/kernel.sh --no-image stock)" || die "no Debian kernel found"
+if [ "$transport" = inproc ]; then
+	# No module, no VM: a compiler is all it takes (also on machines that
+	# are not Debian, such as a GPU host).
+	command -v cc > /dev/null && command -v make > /dev/null ||
+		scripts/deps.sh build || die "installing packages failed"
+	KVER=$(uname -r)
+	eval "$(scripts/vm/kernel.sh --no-image stock 2>/dev/null)"
+else
+	scripts/deps.sh vm build || die "installing packages failed"
+	eval "$(scripts/vm/kernel.sh --no-image stock)" || die "no Debian kernel found"
+fi
 
 file=${1:-/boot/initrd.img-$KVER}
+[ -n "${1:-}" ] || [ -e "$file" ] || file=/boot/initrd.img-$(uname -r)
+[ -n "${1:-}" ] || [ -e "$file" ] || die "no default input here (no /boot/initrd.img-*): give one with FILE=path"
 [ -e "$file" ] || die "$file: no such file"
 [ -d "$file" ] && die "$file: is a directory, give a file"
 [ -f "$file" ] || die "$file: not a regular file"
