@@ -6,18 +6,72 @@
  * run under the sanitizers here: ACCEL_CUDART=.../libfakecudart.so.
  * Only the calls libaccel makes exist. FAKE_CUDA_BATCH=0 makes the batch
  * call fail as unsupported.
+ *
+ * For host-cost measurements (bench/latency over this library):
+ * FAKE_CUDA_CALL_NS=N busy-waits N ns in every stream/event call (a rough
+ * model of the driver's cost per call), and FAKE_CUDA_STATS=1 prints how
+ * many of each call were made, at exit.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
 static int batch_calls;
 
+enum { C_COPY, C_BATCH, C_BATCH_ITEMS, C_REC, C_QUERY, C_SYNC, C_WAIT,
+       C_GETDEV, C_SETDEV, C_EVCREATE, C_N };
+static const char *const c_name[C_N] = {
+	"cudaMemcpyAsync", "cudaMemcpyBatchAsync", "  (copies in batches)",
+	"cudaEventRecord", "cudaEventQuery", "cudaEventSynchronize",
+	"cudaStreamWaitEvent", "cudaGetDevice", "cudaSetDevice",
+	"cudaEventCreateWithFlags",
+};
+static unsigned long counts[C_N];
+static long call_ns = -1;
+
+static void stats_print(void)
+{
+	int i;
+
+	fprintf(stderr, "fakecudart: calls:");
+	for (i = 0; i < C_N; i++)
+		fprintf(stderr, " %s %lu%s", c_name[i],
+			__atomic_load_n(&counts[i], __ATOMIC_RELAXED),
+			i + 1 < C_N ? "," : "\n");
+}
+
+static void call(int what)
+{
+	long ns = __atomic_load_n(&call_ns, __ATOMIC_RELAXED);
+
+	__atomic_add_fetch(&counts[what], 1, __ATOMIC_RELAXED);
+	if (ns < 0) {
+		const char *v = getenv("FAKE_CUDA_CALL_NS");
+		const char *st = getenv("FAKE_CUDA_STATS");
+
+		ns = v ? atol(v) : 0;
+		if (__atomic_exchange_n(&call_ns, ns, __ATOMIC_RELAXED) < 0 &&
+		    st && !strcmp(st, "1"))
+			atexit(stats_print);
+	}
+	if (ns > 0 && what != C_GETDEV) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000000000L +
+		       (b.tv_nsec - a.tv_nsec) < ns);
+	}
+}
+
 cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
-cudaError_t cudaSetDevice(int d) { return d ? cudaErrorInvalidDevice : cudaSuccess; }
-cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+cudaError_t cudaSetDevice(int d) { call(C_SETDEV); return d ? cudaErrorInvalidDevice : cudaSuccess; }
+cudaError_t cudaGetDevice(int *d) { call(C_GETDEV); *d = 0; return cudaSuccess; }
 cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
 cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 const char *cudaGetErrorName(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "cudaErrorMemoryAllocation" : "cudaErrorFake"; }
@@ -55,20 +109,22 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) { free(s); return cudaSuccess; }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int f)
 {
 	(void)f;
+	call(C_EVCREATE);
 	*e = malloc(16);
 	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) { free(e); return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { (void)e; (void)s; return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t e) { (void)e; return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void)e; return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f) { (void)s; (void)e; (void)f; return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { call(C_REC); (void)e; (void)s; return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t e) { call(C_QUERY); (void)e; return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t e) { call(C_SYNC); (void)e; return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f) { call(C_WAIT); (void)s; (void)e; (void)f; return cudaSuccess; }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 			    enum cudaMemcpyKind k, cudaStream_t s)
 {
 	(void)k; (void)s;
+	call(C_COPY);
 	memmove(dst, src, n);
 	return cudaSuccess;
 }
@@ -82,6 +138,8 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 	size_t i;
 
 	(void)s; (void)idx;
+	call(C_BATCH);
+	__atomic_add_fetch(&counts[C_BATCH_ITEMS], count, __ATOMIC_RELAXED);
 	if (b && !strcmp(b, "0"))
 		return cudaErrorNotSupported;
 	if (!nattrs || attrs[0].srcAccessOrder != cudaMemcpySrcAccessOrderStream)
