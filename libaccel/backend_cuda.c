@@ -313,6 +313,8 @@ struct cx_stream {
 	/* Under cx->lock. */
 	unsigned int npending;
 	unsigned int blocked_pass;
+	struct cx_range *tail_r;	/* its newest pending range */
+	struct cx_range *cover;		/* its newest pending range with ->ev */
 };
 
 struct cx_range {
@@ -322,7 +324,14 @@ struct cx_range {
 	uint64_t fail_seq;		/* 0, or the descriptor that failed */
 	int fail_status;
 	bool device_work;
-	cudaEvent_t ev;			/* recorded after the range, or NULL */
+	bool need_ev;			/* device work: done when an event says */
+	/*
+	 * Recorded after the range (or after a later range of the stream,
+	 * which covers this one too), lazily: when someone is about to wait
+	 * for the stream, or the stream went quiet. NULL until then.
+	 */
+	cudaEvent_t ev;
+	uint64_t t_close;		/* when its fetch pass closed it */
 	/* ACCEL_TRACE: submit, fetch, enqueued, seen done (mono ns). */
 	uint64_t t_submit, t_fetch, t_enq, t_seen;
 	bool seen_by_waiter;
@@ -353,7 +362,9 @@ struct accel_cuda {
 	int prio_least, prio_greatest;
 	uint32_t ctl_stream;		/* private stream: wakes the fetcher */
 	bool batch_ok;
+	bool multi_dev;			/* more than one device: save/restore */
 	unsigned int batch_max_bytes;
+	uint64_t lazy_ns, lazy_max_ns;
 	unsigned int spin_ns;
 	pthread_t fetch_thread, done_thread;
 	bool trace;
@@ -371,6 +382,7 @@ struct accel_cuda {
 	struct cx_stream **touched;
 	uint32_t fetch_max;
 	struct cx_stream *streams;	/* every stream, list */
+	struct cx_range *rcache;	/* idle ranges for the fetch path */
 	bool stopped;			/* no more fetching */
 	unsigned int nrec_total;	/* record events held */
 	bool any_dead;
@@ -391,9 +403,11 @@ struct accel_cuda {
 	unsigned int done_max;
 	cudaEvent_t *pool;		/* idle events */
 	unsigned int npool, cappool;
+	struct cx_range *rfree;		/* retired ranges, back to rcache */
 	struct cx_zombie *zombies;
 	uint32_t *dead_streams;
 	unsigned int ndead, capdead;
+	atomic_uint ndead_hint;		/* ndead, readable without the lock */
 	_Atomic unsigned int npending;	/* also read without the lock */
 
 	/* Protects the handle map (HOST_ALLOC regions by handle). */
@@ -465,6 +479,20 @@ static int cx_error(struct accel_cuda *cx, cudaError_t e, const char *call)
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
+
+/* Under cx->lock (creating one there is rare: events are reused). */
+static int cx_event_get_locked(struct accel_cuda *cx, cudaEvent_t *ev)
+{
+	cudaError_t e;
+
+	if (cx->npool) {
+		*ev = cx->pool[--cx->npool];
+		return 0;
+	}
+	e = rt.cudaEventCreateWithFlags(ev, cudaEventBlockingSync |
+					cudaEventDisableTiming);
+	return cx_error(cx, e, "cudaEventCreateWithFlags");
+}
 
 static int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev)
 {
@@ -690,14 +718,18 @@ static void cx_gc(struct accel_cuda *cx)
 		}
 	}
 
-	pthread_mutex_lock(&cx->lock);
-	ndead = cx->ndead;
-	if (ndead) {
-		dead = cx->dead_streams;
-		cx->dead_streams = NULL;
-		cx->ndead = cx->capdead = 0;
+	ndead = 0;
+	if (atomic_load_explicit(&cx->ndead_hint, memory_order_acquire)) {
+		pthread_mutex_lock(&cx->lock);
+		ndead = cx->ndead;
+		if (ndead) {
+			dead = cx->dead_streams;
+			cx->dead_streams = NULL;
+			cx->ndead = cx->capdead = 0;
+			atomic_store(&cx->ndead_hint, 0);
+		}
+		pthread_mutex_unlock(&cx->lock);
 	}
-	pthread_mutex_unlock(&cx->lock);
 	for (i = 0; i < ndead; i++) {
 		s = cx_stream_get(cx, dead[i], false);
 		if (s) {
@@ -933,7 +965,13 @@ static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 	}
 	s->last_fetched = it->seq;
 	if (!s->open) {
-		r = calloc(1, sizeof(*r));
+		r = cx->rcache;
+		if (r) {
+			cx->rcache = r->next;
+			memset(r, 0, sizeof(*r));
+		} else {
+			r = calloc(1, sizeof(*r));
+		}
 		if (!r) {
 			cx_set_lost(cx, cudaErrorMemoryAllocation,
 				    "libaccel executor");
@@ -1072,32 +1110,25 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 {
 	struct cx_range *first = NULL, *last = NULL, **tail = &first;
 	unsigned int i, count = 0;
+	uint64_t now = 0;
+
+	struct cx_range *r;
 
 	for (i = 0; i < n; i++) {
 		struct cx_stream *s = touched[i];
-		struct cx_range *r = s->open;
+
+		r = s->open;
 
 		cx_flush_copies(cx, s);
 		s->open = NULL;
 		s->touched = false;
-		if (r->device_work && s->cs) {
-			cudaError_t e;
-
-			if (cx_event_get(cx, &r->ev)) {
-				r->ev = NULL;
-				range_fail(r, r->first, -EIO);
-			} else if ((e = rt.cudaEventRecord(r->ev, s->cs)) !=
-				   cudaSuccess) {
-				cx_event_put(cx, r->ev);
-				r->ev = NULL;
-				/* Unknown what ran: fail from the start. */
-				range_fail(r, r->first,
-					   cx_error(cx, e, "cudaEventRecord"));
-				atomic_store(&s->failed, true);
-			}
-		}
+		/* Its completion event comes later, when it is needed. */
+		r->need_ev = r->device_work && s->cs;
+		if (!now)
+			now = mono_ns();
+		r->t_close = now;
 		if (cx->trace)
-			r->t_enq = mono_ns();
+			r->t_enq = now;
 		*tail = r;
 		tail = &r->next;
 		last = r;
@@ -1108,6 +1139,12 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 	pthread_mutex_lock(&cx->lock);
 	for (i = 0; i < n; i++)
 		touched[i]->npending++;
+	for (r = first; r; r = r->next)
+		r->s->tail_r = r;
+	if (!cx->rcache) {
+		cx->rcache = cx->rfree;
+		cx->rfree = NULL;
+	}
 	if (cx->tail)
 		cx->tail->next = first;
 	else
@@ -1188,7 +1225,8 @@ static void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 			return;
 		atomic_store(&cx->kick, 0);
 		if (!cx->stopped) {
-			if (dev < 0 && rt.cudaGetDevice(&dev) == cudaSuccess &&
+			if (cx->multi_dev && dev < 0 &&
+			    rt.cudaGetDevice(&dev) == cudaSuccess &&
 			    dev != cx->device)
 				rt.cudaSetDevice(cx->device);
 			if (cx->trace)
@@ -1255,14 +1293,73 @@ static void *cx_fetch_main(void *arg)
 
 static void cx_zombies_retry(struct accel_cuda *cx);
 
-/* Is @r done on the device? 1 yes, 0 not yet; fails the range on error. */
-static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r)
+/*
+ * The event that tells when @r is done: its own, or that of a later range
+ * of its stream (recorded after it). Without one, record one after the
+ * stream's newest pending range, if @force (someone waits) or the stream
+ * went quiet (no range closed for lazy_ns) or @r has waited lazy_max_ns;
+ * else NULL (not yet asked: not done). Under cx->lock.
+ */
+static cudaEvent_t cx_range_event(struct accel_cuda *cx, struct cx_range *r,
+				  bool force, uint64_t *now)
 {
+	struct cx_stream *s = r->s;
+	struct cx_range *t = s->tail_r;
+	cudaEvent_t ev;
 	cudaError_t e;
 
-	if (!r->ev)
+	if (r->ev)
+		return r->ev;
+	if (s->cover && s->cover->last >= r->last)
+		return s->cover->ev;
+	if (!t)
+		t = r;
+	if (!force) {
+		if (!*now)
+			*now = mono_ns();
+		if (*now - t->t_close < cx->lazy_ns &&
+		    *now - r->t_close < cx->lazy_max_ns)
+			return NULL;
+	}
+	if (cx_event_get_locked(cx, &ev))
+		return NULL;
+	e = rt.cudaEventRecord(ev, s->cs);
+	if (e != cudaSuccess) {
+		cx_event_put_locked(cx, ev);
+		/* Unknown what ran: fail from the start. */
+		range_fail(r, r->first, cx_error(cx, e, "cudaEventRecord"));
+		atomic_store(&s->failed, true);
+		r->need_ev = false;
+		return NULL;
+	}
+	t->ev = ev;
+	s->cover = t;
+	return ev;
+}
+
+/* One take pass: the last event found done (ranges share a cover). */
+struct cx_scan {
+	uint64_t now;
+	cudaEvent_t done_ev;
+};
+
+/* Is @r done on the device? 1 yes, 0 not yet; fails the range on error. */
+static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
+			  bool force, struct cx_scan *sc)
+{
+	cudaEvent_t ev;
+	cudaError_t e;
+
+	if (!r->need_ev)
 		return 1;
-	e = rt.cudaEventQuery(r->ev);
+	ev = cx_range_event(cx, r, force, &sc->now);
+	if (!ev)
+		return r->need_ev ? 0 : 1;
+	if (ev == sc->done_ev)
+		return 1;
+	e = rt.cudaEventQuery(ev);
+	if (e == cudaSuccess)
+		sc->done_ev = ev;
 	if (e == cudaSuccess)
 		return 1;
 	if (e == cudaErrorNotReady)
@@ -1275,13 +1372,16 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r)
 
 /* Take the ranges that are done, in order per stream; under cx->lock. */
 static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
-					 struct cx_range **out, unsigned int max)
+					 struct cx_range **out, unsigned int max,
+					 bool force)
 {
 	struct cx_range **pp = &cx->head, *r, *prev = NULL;
 	unsigned int n = 0, pass = ++cx->pass;
+	struct cx_scan sc = { 0, NULL };
 
 	while ((r = *pp) && n < max) {
-		if (r->s->blocked_pass == pass || !cx_range_ready(cx, r)) {
+		if (r->s->blocked_pass == pass ||
+		    !cx_range_ready(cx, r, force, &sc)) {
 			r->s->blocked_pass = pass;
 			prev = r;
 			pp = &r->next;
@@ -1292,6 +1392,10 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 			cx->tail = prev;
 		r->next = NULL;
 		r->s->npending--;
+		if (r->s->cover == r)
+			r->s->cover = NULL;
+		if (r->s->tail_r == r)
+			r->s->tail_r = NULL;
 		if (cx->trace)
 			r->t_seen = mono_ns();
 		out[n++] = r;
@@ -1361,7 +1465,8 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 		atomic_store(&r->s->reported, r->last);
 		if (r->ev)
 			cx_event_put_locked(cx, r->ev);
-		free(r);
+		r->next = cx->rfree;
+		cx->rfree = r;
 	}
 	pthread_mutex_unlock(&cx->lock);
 	cx_zombies_retry(cx);
@@ -1385,7 +1490,7 @@ static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
 	unsigned int n, i;
 
 	pthread_mutex_lock(&cx->lock);
-	n = cx_take_ready_locked(cx, cx->done, cx->done_max);
+	n = cx_take_ready_locked(cx, cx->done, cx->done_max, waiter);
 	pthread_mutex_unlock(&cx->lock);
 	if (!n)
 		return 0;
@@ -1454,9 +1559,12 @@ static void *cx_done_main(void *arg)
 		} else {
 			cudaEvent_t ev = NULL;
 
+			uint64_t now = 0;
+
 			pthread_mutex_lock(&cx->lock);
-			if (cx->head)
-				ev = cx->head->ev;
+			/* Long enough: the head's event, recorded if need be. */
+			if (cx->head && cx->head->need_ev)
+				ev = cx_range_event(cx, cx->head, true, &now);
 			pthread_mutex_unlock(&cx->lock);
 			if (ev)
 				rt.cudaEventSynchronize(ev);
@@ -1704,6 +1812,7 @@ void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 	if (d) {
 		cx->dead_streams = d;
 		d[cx->ndead++] = kstream;
+		atomic_store(&cx->ndead_hint, cx->ndead);
 	}
 	pthread_mutex_unlock(&cx->lock);
 }
@@ -1809,6 +1918,9 @@ int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 		       !accel_env_flag("ACCEL_CUDA_NO_BATCH");
 	cx->batch_max_bytes = env_uint("ACCEL_CUDA_BATCH_MAX", 256 * 1024);
 	cx->spin_ns = env_uint("ACCEL_CUDA_SPIN_US", 50) * 1000U;
+	cx->lazy_ns = env_uint("ACCEL_CUDA_LAZY_US", 10) * 1000ULL;
+	cx->lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 100) * 1000ULL;
+	cx->multi_dev = ndev > 1;
 	cx->trace = accel_env_flag("ACCEL_TRACE");
 	cx->fetch_max = CX_FETCH_MAX;
 	if (cx->fetch_max > ctx->info.max_submit)
@@ -1944,6 +2056,18 @@ void accel_cuda_free_ctx(struct accel_ctx *ctx)
 		cx->head = r->next;
 		if (r->ev)
 			rt.cudaEventDestroy(r->ev);
+		free(r);
+	}
+	while (cx->rcache) {
+		struct cx_range *r = cx->rcache;
+
+		cx->rcache = r->next;
+		free(r);
+	}
+	while (cx->rfree) {
+		struct cx_range *r = cx->rfree;
+
+		cx->rfree = r->next;
 		free(r);
 	}
 	for (i = 0; i < cx->npool; i++)
