@@ -381,6 +381,87 @@ static int sweep(int i, bool page, int *bad, int *enomem, int *passed)
 	return taken;
 }
 
+/*
+ * fail_function on the driver's own error-injectable helpers: the pin, the
+ * RLIMIT_MEMLOCK charge and the handle publication return the injected
+ * errno; the ioctl must return the documented one and unwind completely.
+ *
+ * Armed for one call (times=1) without the task filter: on x86 the
+ * kprobe runs from the int3 handler, which counts as NMI context, so a
+ * task filter never matches. Nothing else in the VM calls these helpers.
+ */
+#define FF	"/sys/kernel/debug/fail_function"
+
+static const struct {
+	const char *fn;
+	int retval;		/* injected; also what the ioctl must return */
+	int op;			/* index into ops[] */
+} ff_cases[] = {
+	{ "as_mem_pin", -EFAULT, 1 },
+	{ "as_mem_pin", -ENOMEM, 2 },
+	{ "as_mem_charge", -ENOMEM, 1 },
+	{ "as_mem_charge", -ENOMEM, 3 },
+	{ "as_handle_publish", -ENOMEM, 1 },
+	{ "as_handle_publish", -ENOMEM, 4 },
+	{ "as_handle_publish", -ENOSPC, 5 },
+	{ "as_handle_publish", -ENOMEM, 6 },
+};
+#define NFF (int)(sizeof(ff_cases) / sizeof(ff_cases[0]))
+
+static int ff_case(int c, char *why, size_t len)
+{
+	char path[160], val[32];
+	struct counts before, after;
+	struct env e;
+	int r, i = ff_cases[c].op, bad = 0;
+
+	if (env_setup(&e)) {
+		env_teardown(&e);
+		snprintf(why, len, "setup failed");
+		return -1;
+	}
+	if (ctx_counts(&before)) {
+		env_teardown(&e);
+		snprintf(why, len, "no context counts");
+		return -1;
+	}
+	attr(FF, "inject", ff_cases[c].fn);
+	snprintf(path, sizeof(path), FF "/%s", ff_cases[c].fn);
+	/* The attribute is a u64: a negative errno in two's complement. */
+	snprintf(val, sizeof(val), "%llu",
+		 (unsigned long long)(long long)ff_cases[c].retval);
+	attr(path, "retval", val);
+	attr(FF, "task-filter", "N");
+	attr(FF, "verbose", "0");
+	attr(FF, "probability", "100");
+	attr(FF, "interval", "1");
+	attr(FF, "times", "1");
+	r = ops[i].fn(&e);
+	attr(FF, "times", "0");
+	attr(FF, "inject", "");
+	if (r != ff_cases[c].retval) {
+		snprintf(why, len, "%s returned %d, not %d", ops[i].name, r,
+			 ff_cases[c].retval);
+		bad++;
+		if (!r)
+			undo(&e, i);
+	}
+	if (!ctx_counts(&after) && memcmp(&before, &after, sizeof(before))) {
+		snprintf(why, len, "context counts changed (regions %lld->%lld, pinned %lld->%lld)",
+			 before.regions, after.regions, before.pinned, after.pinned);
+		bad++;
+	}
+	r = ops[i].fn(&e);
+	if (r) {
+		snprintf(why, len, "the plain %s then failed: %d", ops[i].name, r);
+		bad++;
+	} else {
+		undo(&e, i);
+	}
+	env_teardown(&e);
+	return bad ? -1 : 0;
+}
+
 /* The classic knobs: task filter, make-it-fail, probability, times. */
 static int random_pass(int first, int last, int *bad, long *calls)
 {
@@ -546,7 +627,7 @@ int main(void)
 	char name[128];
 	long calls;
 
-	plan = 2 * NOPS + 12;
+	plan = 2 * NOPS + 12 + NFF + 2;
 	tap_header(plan);
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (nth_fd < 0 || access(FS "/probability", W_OK) ||
@@ -627,6 +708,23 @@ int main(void)
 		   "%ld calls, %d faults taken, %d problems", calls, taken, bad);
 	attr(FS, "ignore-gfp-wait", "Y");
 	check_leftovers("after the random mmap pass", 5000);
+	if (access(FF "/inject", W_OK)) {
+		for (i = 0; i < NFF + 2; i++)
+			tap_skip_result("fail_function", "needs CONFIG_FAIL_FUNCTION");
+	} else {
+		for (i = 0; i < NFF; i++) {
+			char why[160] = "";
+			int ok = !ff_case(i, why, sizeof(why));
+
+			if (ok)
+				total_taken++;
+			snprintf(name, sizeof(name), "fail_function %s=%d: %s gives %s",
+				 ff_cases[i].fn, ff_cases[i].retval,
+				 ops[ff_cases[i].op].name, strerror(-ff_cases[i].retval));
+			tap_result(ok, name, "%s", why);
+		}
+		check_leftovers("after the fail_function pass", 5000);
+	}
 	printf("# fault: injected faults taken=%ld\n", total_taken);
 	tap_result(total_taken > 0, "faults were injected", "%ld", total_taken);
 	return tap_totals();
