@@ -290,6 +290,7 @@ struct cx_copy {
 	const void *src;
 	size_t len;
 	uint64_t seq;
+	uint32_t dreg, sreg;		/* region handles: merge within one */
 };
 
 struct cx_stream {
@@ -363,6 +364,7 @@ struct accel_cuda {
 	uint32_t ctl_stream;		/* private stream: wakes the fetcher */
 	bool batch_ok;
 	bool multi_dev;			/* more than one device: save/restore */
+	bool merge_ok;			/* coalesce contiguous copies */
 	unsigned int batch_max_bytes;
 	uint64_t lazy_ns, lazy_max_ns;
 	unsigned int spin_ns;
@@ -390,6 +392,13 @@ struct accel_cuda {
 	/* Serializes taking done ranges and reporting them (in order). */
 	pthread_mutex_t report_lock;
 	_Atomic unsigned int helpers;	/* waiters polling completions */
+	/*
+	 * A waiter reported completions: the fetch pass they may enable
+	 * (HOST_WAITs behind them) is left to the completion thread, off
+	 * the waiter's way back, unless that thread sleeps (done_idle).
+	 */
+	atomic_bool kick_deferred;
+	atomic_bool done_idle;
 
 	/* Protects the fields below. */
 	pthread_mutex_t lock;
@@ -866,6 +875,32 @@ static cudaError_t cx_memcpy_batch(struct accel_cuda *cx, cudaStream_t cs,
 	return rt.batch12(dsts, srcs, sizes, n, &attr, &idx, 1, &fail, cs);
 }
 
+/*
+ * Coalesce the copies of an independent run @c[0..n) that continue the
+ * previous one (destination and source, within the same regions) into
+ * @m; returns how many remain.
+ */
+static unsigned int cx_merge(const struct accel_cuda *cx,
+			     const struct cx_copy *c, unsigned int n,
+			     struct cx_copy *m)
+{
+	unsigned int i, nm = 0;
+
+	for (i = 0; i < n; i++) {
+		struct cx_copy *p = nm ? &m[nm - 1] : NULL;
+
+		if (cx->merge_ok && p && p->dreg == c[i].dreg &&
+		    p->sreg == c[i].sreg &&
+		    (char *)p->dst + p->len == (char *)c[i].dst &&
+		    (const char *)p->src + p->len == (const char *)c[i].src) {
+			p->len += c[i].len;
+			continue;
+		}
+		m[nm++] = c[i];
+	}
+	return nm;
+}
+
 /* Enqueue one copy at a time; on an error, fail that descriptor. */
 static void cx_copies_single(struct accel_cuda *cx, struct cx_stream *s,
 			     const struct cx_copy *c, unsigned int n)
@@ -903,8 +938,14 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 	while (i < n && !atomic_load(&s->failed)) {
 		unsigned int j = i + 1;
 
-		/* Small independent copies in a row go as one batch call. */
-		if (cx->batch_ok && c[i].len <= cx->batch_max_bytes) {
+		/*
+		 * Small independent copies in a row go as one batch call, and
+		 * those that continue the previous one in both source and
+		 * destination (same regions) as one copy: with no overlap
+		 * among them, order within the run does not matter.
+		 */
+		if ((cx->batch_ok || cx->merge_ok) &&
+		    c[i].len <= cx->batch_max_bytes) {
 			struct cx_box b;
 
 			box_init(&b, &c[i]);
@@ -917,16 +958,46 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 			}
 		}
 		if (j - i >= 2) {
-			cudaError_t e = cx_memcpy_batch(cx, s->cs, &c[i], j - i);
+			struct cx_copy m[CX_BATCH_MAX];
+			unsigned int nm = cx_merge(cx, &c[i], j - i, m);
+			cudaError_t e;
 
-			if (e == cudaSuccess) {
-				s->open->device_work = true;
-				i = j;
-				continue;
+			if (nm == 1 || !cx->batch_ok) {
+				if (nm < j - i) {
+					unsigned int k;
+
+					for (k = 0, e = cudaSuccess;
+					     k < nm && e == cudaSuccess; k++)
+						e = rt.cudaMemcpyAsync(
+							m[k].dst, m[k].src,
+							m[k].len,
+							cudaMemcpyDefault,
+							s->cs);
+					if (k > 1 || e == cudaSuccess)
+						s->open->device_work = true;
+					if (e == cudaSuccess) {
+						i = j;
+						continue;
+					}
+					/*
+					 * From the group that failed on, one
+					 * by one: the error finds its owner.
+					 */
+					rt.cudaGetLastError();
+					while (c[i].seq != m[k - 1].seq)
+						i++;
+				}
+			} else {
+				e = cx_memcpy_batch(cx, s->cs, m, nm);
+				if (e == cudaSuccess) {
+					s->open->device_work = true;
+					i = j;
+					continue;
+				}
+				/* Not for this device or driver: do without it. */
+				rt.cudaGetLastError();
+				cx->batch_ok = false;
 			}
-			/* Not for this device or driver: do without it. */
-			rt.cudaGetLastError();
-			cx->batch_ok = false;
 		}
 		cx_copies_single(cx, s, &c[i], j - i);
 		i = j;
@@ -1030,6 +1101,8 @@ static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		c[s->ncopies].src = src;
 		c[s->ncopies].len = it->desc.length;
 		c[s->ncopies].seq = it->seq;
+		c[s->ncopies].dreg = it->desc.dst;
+		c[s->ncopies].sreg = it->desc.src;
 		s->ncopies++;
 		return;
 	}
@@ -1516,6 +1589,13 @@ static void *cx_done_main(void *arg)
 	for (;;) {
 		unsigned int n;
 
+		if (atomic_load(&cx->kick_deferred)) {
+			pthread_mutex_unlock(&cx->lock);
+			if (atomic_exchange(&cx->kick_deferred, false))
+				cx_after_report(cx);
+			pthread_mutex_lock(&cx->lock);
+			continue;
+		}
 		if (!cx->head) {
 			uint64_t until;
 
@@ -1524,15 +1604,27 @@ static void *cx_done_main(void *arg)
 			/* Just busy: more work is likely soon; look briefly. */
 			pthread_mutex_unlock(&cx->lock);
 			until = mono_ns() + cx->spin_ns;
-			while (!atomic_load(&cx->npending) && mono_ns() < until)
+			while (!atomic_load(&cx->npending) &&
+			       !atomic_load(&cx->kick_deferred) &&
+			       mono_ns() < until)
 				cx_spin_pause();
 			pthread_mutex_lock(&cx->lock);
-			while (!cx->head && !(cx->stop_done && cx->fetch_exited)) {
+			atomic_store(&cx->done_idle, true);
+			while (!cx->head && !(cx->stop_done && cx->fetch_exited) &&
+			       !atomic_load(&cx->kick_deferred)) {
 				if (cx->trace)
 					atomic_fetch_add(&cx->tr.done_woken, 1);
 				pthread_cond_wait(&cx->cond, &cx->lock);
 			}
+			atomic_store(&cx->done_idle, false);
 			waiting_since = 0;
+			continue;
+		}
+		if (atomic_load(&cx->helpers)) {
+			/* A waiter polls the device: leave it to it. */
+			pthread_mutex_unlock(&cx->lock);
+			cx_spin_pause();
+			pthread_mutex_lock(&cx->lock);
 			continue;
 		}
 		pthread_mutex_unlock(&cx->lock);
@@ -1566,8 +1658,17 @@ static void *cx_done_main(void *arg)
 			if (cx->head && cx->head->need_ev)
 				ev = cx_range_event(cx, cx->head, true, &now);
 			pthread_mutex_unlock(&cx->lock);
-			if (ev)
+			if (ev) {
+				atomic_store(&cx->done_idle, true);
 				rt.cudaEventSynchronize(ev);
+				atomic_store(&cx->done_idle, false);
+				if (atomic_exchange(&cx->kick_deferred, false)) {
+					pthread_mutex_unlock(&cx->report_lock);
+					cx_after_report(cx);
+					pthread_mutex_lock(&cx->lock);
+					continue;
+				}
+			}
 			pthread_mutex_unlock(&cx->report_lock);
 		}
 		pthread_mutex_lock(&cx->lock);
@@ -1613,9 +1714,13 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 		cx_spin_pause();
 	}
 	atomic_fetch_sub(&cx->helpers, 1);
-	/* Off the waiter's critical path: after its answer is known. */
-	if (reported)
-		cx_after_report(cx);
+	/* Off the waiter's critical path: by the completion thread. */
+	if (reported) {
+		atomic_store(&cx->kick_deferred, true);
+		if (atomic_load(&cx->done_idle) &&
+		    atomic_exchange(&cx->kick_deferred, false))
+			cx_after_report(cx);
+	}
 	return ret;
 }
 
@@ -1921,6 +2026,7 @@ int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	cx->lazy_ns = env_uint("ACCEL_CUDA_LAZY_US", 10) * 1000ULL;
 	cx->lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 100) * 1000ULL;
 	cx->multi_dev = ndev > 1;
+	cx->merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
 	cx->trace = accel_env_flag("ACCEL_TRACE");
 	cx->fetch_max = CX_FETCH_MAX;
 	if (cx->fetch_max > ctx->info.max_submit)
