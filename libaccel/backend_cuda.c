@@ -279,6 +279,7 @@ static void cuda_describe(char *buf, size_t len, cudaError_t e,
 #define CX_BATCH_MAX		64
 #define CX_IDLE_NS		(2ULL * 1000000000ULL)
 #define CX_BUCKETS		256
+#define CX_POLL_GAP_NS		1000ULL	/* completion thread, busy */
 
 struct cx_record {
 	uint64_t seq;
@@ -1646,8 +1647,16 @@ static void *cx_done_main(void *arg)
 		if (!waiting_since)
 			waiting_since = mono_ns();
 		if (mono_ns() - waiting_since < cx->spin_ns) {
+			uint64_t until = mono_ns() + CX_POLL_GAP_NS;
+
 			pthread_mutex_unlock(&cx->report_lock);
-			cx_spin_pause();
+			/*
+			 * Not every pause: each poll takes the locks the
+			 * submitters take and queries the driver.
+			 */
+			while (mono_ns() < until &&
+			       !atomic_load(&cx->kick_deferred))
+				cx_spin_pause();
 		} else {
 			cudaEvent_t ev = NULL;
 

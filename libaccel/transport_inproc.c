@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,9 @@ struct ip_ctx {
 	/* exec_done_locked() retires in bulk: one broadcast at the end. */
 	bool quiet_retire;
 	pid_t pid;
+	unsigned int fork_gen;		/* ip_fork_gen when opened */
+	/* Scratch for the copy-in/out of the hot calls, one of each idle. */
+	_Atomic(void *) fetch_buf, done_buf, desc_buf;
 	bool closing;
 	/* A userspace executor is attached: the workers run nothing. */
 	bool executor;
@@ -849,7 +853,7 @@ static int submit_locked(struct ip_ctx *c, u32 stream,
 static int do_submit(struct ip_ctx *c, u32 stream,
 		     const struct accel_desc *descs, u32 count, u64 *seq)
 {
-	struct as_entry **entries;
+	struct as_entry **entries, *few[64];
 	u32 i;
 	int ret = 0;
 
@@ -859,7 +863,12 @@ static int do_submit(struct ip_ctx *c, u32 stream,
 		if (ret)
 			return ret;
 	}
-	entries = calloc(count, sizeof(*entries));
+	if (count <= 64) {
+		entries = few;
+		memset(few, 0, count * sizeof(*few));
+	} else {
+		entries = calloc(count, sizeof(*entries));
+	}
 	if (!entries)
 		return -ENOMEM;
 	for (i = 0; i < count; i++) {
@@ -877,9 +886,36 @@ out:
 		for (i = 0; i < count; i++)
 			free(entries[i]);
 	}
-	free(entries);
+	if (entries != few)
+		free(entries);
 	return ret;
 }
+
+/*
+ * Scratch of @n elements of @size: the idle one kept in @slot when
+ * @n <= @cache (then it has room for @cache), else a fresh one.
+ */
+static void *buf_get(_Atomic(void *) *slot, size_t n, size_t size,
+		     size_t cache)
+{
+	void *p;
+
+	if (n > cache)
+		return malloc(n * size);
+	p = atomic_exchange(slot, NULL);
+	return p ? p : malloc(cache * size);
+}
+
+static void buf_put(_Atomic(void *) *slot, void *p, size_t n, size_t cache)
+{
+	void *none = NULL;
+
+	if (n <= cache && atomic_compare_exchange_strong(slot, &none, p))
+		return;
+	free(p);
+}
+
+#define IP_BUF_CACHE	256
 
 static int ip_submit(struct ip_ctx *c, struct accel_submit *s)
 {
@@ -891,13 +927,14 @@ static int ip_submit(struct ip_ctx *c, struct accel_submit *s)
 	if (ret)
 		return ret;
 	/* "Copy in", so that the caller's array may change under us. */
-	descs = malloc(s->count * sizeof(*descs));
+	descs = buf_get(&c->desc_buf, s->count, sizeof(*descs),
+			IP_BUF_CACHE);
 	if (!descs)
 		return -ENOMEM;
 	memcpy(descs, (const void *)(uintptr_t)s->descs,
 	       s->count * sizeof(*descs));
 	ret = do_submit(c, s->stream, descs, s->count, &seq);
-	free(descs);
+	buf_put(&c->desc_buf, descs, s->count, IP_BUF_CACHE);
 	if (!ret)
 		s->seq = seq;
 	return ret;
@@ -1270,7 +1307,8 @@ static int ip_exec_fetch(struct ip_ctx *c, struct accel_exec_fetch *f)
 	if (f->flags || f->pad || !f->items || !f->max_items ||
 	    f->max_items > AS_MAX_SUBMIT)
 		return -EINVAL;
-	items = malloc(f->max_items * sizeof(*items));
+	items = buf_get(&c->fetch_buf, f->max_items, sizeof(*items),
+			IP_BUF_CACHE);
 	if (!items)
 		return -ENOMEM;
 	pthread_mutex_lock(&c->lock);
@@ -1295,7 +1333,7 @@ static int ip_exec_fetch(struct ip_ctx *c, struct accel_exec_fetch *f)
 		       count * sizeof(*items));
 	if (!ret || ret == -ETIME)
 		f->count = count;
-	free(items);
+	buf_put(&c->fetch_buf, items, f->max_items, IP_BUF_CACHE);
 	return ret;
 }
 
@@ -1348,7 +1386,7 @@ static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
 	/* "Copy in": a bad pointer is -EFAULT, as from the driver. */
 	if (cm->entries < 4096)
 		return -EFAULT;
-	done = malloc(cm->count * sizeof(*done));
+	done = buf_get(&c->done_buf, cm->count, sizeof(*done), 4 * IP_BUF_CACHE);
 	if (!done)
 		return -ENOMEM;
 	memcpy(done, (const void *)(uintptr_t)cm->entries,
@@ -1362,7 +1400,7 @@ static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
 	c->quiet_retire = false;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
-	free(done);
+	buf_put(&c->done_buf, done, cm->count, 4 * IP_BUF_CACHE);
 	return ret;
 }
 
@@ -1370,13 +1408,31 @@ static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
 /* The transport                                                       */
 /* ------------------------------------------------------------------ */
 
+/* Bumped in every child of fork(): contexts opened before are not ours. */
+static atomic_uint ip_fork_gen;
+static pthread_once_t ip_atfork_once = PTHREAD_ONCE_INIT;
+
+static void ip_forked(void)
+{
+	atomic_fetch_add(&ip_fork_gen, 1);
+}
+
+static void ip_atfork_init(void)
+{
+	pthread_atfork(NULL, NULL, ip_forked);
+}
+
 static int inproc_ioctl(struct accel_transport *tp, unsigned long cmd,
 			void *arg)
 {
 	struct ip_ctx *c = &tp->ctx;
 
-	/* A forked child shares no threads with us: as the driver, refuse. */
-	if (getpid() != c->pid)
+	/*
+	 * A forked child shares no threads with us: as the driver, refuse.
+	 * (A fork generation, not getpid(): no system call per call.)
+	 */
+	if (atomic_load_explicit(&ip_fork_gen, memory_order_relaxed) !=
+	    c->fork_gen)
 		return -EACCES;
 	if (!arg)
 		return -EFAULT;
@@ -1492,6 +1548,8 @@ static int inproc_open(struct accel_transport **tpp)
 	pthread_cond_init(&c->cond, &attr);
 	pthread_cond_init(&c->exec_cond, &attr);
 	pthread_condattr_destroy(&attr);
+	pthread_once(&ip_atfork_once, ip_atfork_init);
+	c->fork_gen = atomic_load(&ip_fork_gen);
 	c->pid = getpid();
 	c->page_size = sysconf(_SC_PAGESIZE);
 	c->max_pinned_bytes = env_limit_mb("ACCEL_INPROC_MAX_PINNED_MB",
@@ -1538,6 +1596,9 @@ static void inproc_close(struct accel_transport *tp)
 	free(c->regions.slots);
 	free(c->streams.slots);
 	free(c->events.slots);
+	free(atomic_load(&c->fetch_buf));
+	free(atomic_load(&c->done_buf));
+	free(atomic_load(&c->desc_buf));
 	pthread_cond_destroy(&c->exec_cond);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
