@@ -75,6 +75,9 @@ run "libaccel suite, ACCEL_BACKEND=cuda ACCEL_TRANSPORT=inproc" 600 \
 run "libaccel cuda test, ACCEL_CUDA_NO_BATCH=1" 120 \
 	env ACCEL_CUDA_NO_BATCH=1 VERBOSE=1 ./libaccel/test/runtests.sh \
 	libaccel/build/test cuda memcpy || status=1
+run "libaccel cuda test, ACCEL_CUDA_NO_MERGE=1" 120 \
+	env ACCEL_CUDA_NO_MERGE=1 VERBOSE=1 ./libaccel/test/runtests.sh \
+	libaccel/build/test cuda memcpy || status=1
 
 for p in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
 	 acl_two_threads acl_event_order; do
@@ -86,6 +89,10 @@ run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
 # The same with libaccel's breakdown (ACCEL_TRACE=1): where a copy's time
 # goes, submit -> fetch -> enqueued -> seen done -> COMPLETE -> waiter.
 run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
+	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+# Without coalescing contiguous copies: the batch row is then one
+# cudaMemcpyBatchAsync of 64, like the raw baseline next to it.
+run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \
 	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
 run "bandwidth, cuda" 240 env BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \

@@ -14,7 +14,14 @@
  *    STREAM_WAIT -> cudaStreamWaitEvent on that event (ordered on the
  *    device, no host round trip); NOP, HOST_WAIT and HOST_SIGNAL have no
  *    device work and complete in order. Each stream's part of a batch is
- *    one *range* [first, last] closed by a completion event;
+ *    one *range* [first, last]. Contiguous independent copies of a run
+ *    coalesce into one copy. A range gets no completion event when it is
+ *    enqueued: one event is recorded on the stream, after its newest
+ *    range, when someone is about to wait for it (a waiter, a stream
+ *    query, the completion thread about to sleep) or when the stream went
+ *    quiet (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
+ *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
+ *    stream. Events come from a pool;
  *
  *  - the completion thread takes ranges in order per stream, polls their
  *    events (cudaEventQuery, a short spin while work is in flight, then
@@ -2033,7 +2040,7 @@ int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	cx->batch_max_bytes = env_uint("ACCEL_CUDA_BATCH_MAX", 256 * 1024);
 	cx->spin_ns = env_uint("ACCEL_CUDA_SPIN_US", 50) * 1000U;
 	cx->lazy_ns = env_uint("ACCEL_CUDA_LAZY_US", 10) * 1000ULL;
-	cx->lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 100) * 1000ULL;
+	cx->lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 500) * 1000ULL;
 	cx->multi_dev = ndev > 1;
 	cx->merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
 	cx->trace = accel_env_flag("ACCEL_TRACE");
