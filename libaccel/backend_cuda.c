@@ -1402,8 +1402,12 @@ static cudaEvent_t cx_range_event(struct accel_cuda *cx, struct cx_range *r,
 		    *now - r->t_close < cx->lazy_max_ns)
 			return NULL;
 	}
-	if (cx_event_get_locked(cx, &ev))
+	if (cx_event_get_locked(cx, &ev)) {
+		/* No way to tell when it is done: fail it, as a lost event. */
+		range_fail(r, r->first, -EIO);
+		r->need_ev = false;
 		return NULL;
+	}
 	e = rt.cudaEventRecord(ev, s->cs);
 	if (e != cudaSuccess) {
 		cx_event_put_locked(cx, ev);
