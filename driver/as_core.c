@@ -497,6 +497,55 @@ int as_entry_fetchable(const struct as_entry *e)
 }
 
 /**
+ * as_exec_check_done() - is an executor's completion acceptable?
+ * @tl: the stream's timeline.
+ * @d: the completion.
+ *
+ * Return: 0, or -EINVAL for a positive status or a sequence number that was
+ * not handed out or has retired already.
+ */
+int as_exec_check_done(const struct as_timeline *tl,
+		       const struct accel_exec_done *d)
+{
+	if (d->status > 0 || d->seq <= tl->completed || d->seq > tl->fetched)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * as_exec_done_status() - the status the oldest entry retires with
+ * @tl: the stream's timeline.
+ * @e: the oldest entry, at or before @d->seq.
+ * @d: the completion being applied.
+ *
+ * Entries before @d->seq completed fine; the one at it carries @d->status.
+ * A HOST_SIGNAL that completed takes effect here, in order.
+ *
+ * Return: 0 or the negative errno to retire @e with.
+ */
+int as_exec_done_status(const struct as_timeline *tl, struct as_entry *e,
+			const struct accel_exec_done *d)
+{
+	int status = e->seq == d->seq ? d->status : 0;
+
+	if (!status && !tl->error)
+		as_entry_execute(e);
+	return status;
+}
+
+/**
+ * as_exec_cancel_rest() - must what was not handed out go now?
+ * @tl: the stream's timeline.
+ *
+ * Return: true when the stream failed and nothing handed out is pending:
+ * the descriptors still queued retire without running.
+ */
+bool as_exec_cancel_rest(const struct as_timeline *tl)
+{
+	return tl->error && tl->fetched == tl->completed;
+}
+
+/**
  * as_entry_execute() - run the part of an entry that is pure bookkeeping
  * @e: a ready entry at the head of its queue.
  *

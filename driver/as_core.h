@@ -180,6 +180,11 @@ void as_enqueue(struct as_timeline *tl, struct as_queue *q,
 struct as_entry *as_queue_peek(const struct as_queue *q);
 int as_entry_ready(const struct as_entry *e);
 int as_entry_fetchable(const struct as_entry *e);
+int as_exec_check_done(const struct as_timeline *tl,
+		       const struct accel_exec_done *d);
+int as_exec_done_status(const struct as_timeline *tl, struct as_entry *e,
+			const struct accel_exec_done *d);
+bool as_exec_cancel_rest(const struct as_timeline *tl);
 void as_entry_execute(struct as_entry *e);
 struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
 				int status, u64 now_ns, struct as_release *rel);

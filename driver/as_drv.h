@@ -255,6 +255,30 @@ extern struct mutex as_ctx_list_lock;
 extern struct list_head as_ctx_list;
 
 struct as_obj *as_lookup_locked(struct as_ctx *ctx, u32 handle, u32 type);
+
+static inline struct as_stream *as_stream_lookup_locked(struct as_ctx *ctx,
+							u32 handle)
+{
+	struct as_obj *obj = as_lookup_locked(ctx, handle, AS_OBJ_STREAM);
+
+	return obj ? container_of(obj, struct as_stream, obj) : NULL;
+}
+
+static inline struct as_mem *as_region_lookup_locked(struct as_ctx *ctx,
+						     u32 handle)
+{
+	struct as_obj *obj = as_lookup_locked(ctx, handle, AS_OBJ_REGION);
+
+	return obj ? container_of(obj, struct as_mem, obj) : NULL;
+}
+
+static inline struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx,
+							  u32 handle)
+{
+	struct as_obj *obj = as_lookup_locked(ctx, handle, AS_OBJ_EVENT);
+
+	return obj ? container_of(obj, struct as_event_obj, obj) : NULL;
+}
 int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type);
 void as_freelist_init(struct as_freelist *fl);
 void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,

@@ -7,13 +7,6 @@
 
 #include "as_drv.h"
 
-static struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx, u32 h)
-{
-	struct as_obj *obj = as_lookup_locked(ctx, h, AS_OBJ_EVENT);
-
-	return obj ? container_of(obj, struct as_event_obj, obj) : NULL;
-}
-
 /**
  * as_event_create_ioctl() - %ACCEL_IOC_EVENT_CREATE
  * @ctx: the context.

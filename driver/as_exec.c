@@ -252,22 +252,18 @@ static int as_exec_done_locked(struct as_ctx *ctx,
 			       struct as_freelist *fl)
 {
 	struct as_stream *s = as_exec_stream_locked(ctx, d->stream);
+	int ret;
 
 	if (!s)
 		return -ENOENT;
-	if (d->status > 0 || d->seq <= s->tl.completed || d->seq > s->tl.fetched)
-		return -EINVAL;
-
-	while (s->tl.completed < d->seq) {
-		struct as_entry *e = as_queue_peek(&s->q);
-		int status = e->seq == d->seq ? d->status : 0;
-
-		if (!status && !s->tl.error)
-			as_entry_execute(e);
-		as_retire_locked(ctx, s, status, fl);
-	}
+	ret = as_exec_check_done(&s->tl, d);
+	if (ret)
+		return ret;
+	while (s->tl.completed < d->seq)
+		as_retire_locked(ctx, s, as_exec_done_status(&s->tl,
+					as_queue_peek(&s->q), d), fl);
 	/* A failed stream runs nothing more: what was not handed out goes. */
-	if (s->tl.error && s->tl.fetched == s->tl.completed) {
+	if (as_exec_cancel_rest(&s->tl)) {
 		while (s->q.count)
 			as_retire_locked(ctx, s, -ECANCELED, fl);
 	}

@@ -413,7 +413,6 @@ void as_mem_free(struct as_ctx *ctx, struct as_mem *m)
 int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
 {
 	struct accel_mem_release req;
-	struct as_obj *obj;
 	struct as_mem *m;
 	bool free_now;
 	int ret;
@@ -425,12 +424,11 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
 		return ret;
 
 	spin_lock(&ctx->lock);
-	obj = as_lookup_locked(ctx, req.handle, AS_OBJ_REGION);
-	if (!obj) {
+	m = as_region_lookup_locked(ctx, req.handle);
+	if (!m) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	m = container_of(obj, struct as_mem, obj);
 	ret = as_region_release(&m->core, req.flags);
 	if (ret < 0) {
 		spin_unlock(&ctx->lock);
@@ -462,7 +460,6 @@ int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
 	struct as_release rel = {};
 	struct as_freelist fl;
 	unsigned long i, n = vma_pages(vma);
-	struct as_obj *obj;
 	struct as_mem *m;
 	int ret = 0;
 
@@ -472,8 +469,7 @@ int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
 		return -ENOENT;
 
 	spin_lock(&ctx->lock);
-	obj = as_lookup_locked(ctx, vma->vm_pgoff, AS_OBJ_REGION);
-	m = obj ? container_of(obj, struct as_mem, obj) : NULL;
+	m = as_region_lookup_locked(ctx, vma->vm_pgoff);
 	if (!m || m->kind != AS_MEM_HOST_ALLOC) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;

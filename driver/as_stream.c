@@ -80,13 +80,6 @@ err_free_stream:
 	return ret;
 }
 
-static struct as_stream *as_stream_lookup_locked(struct as_ctx *ctx, u32 h)
-{
-	struct as_obj *obj = as_lookup_locked(ctx, h, AS_OBJ_STREAM);
-
-	return obj ? container_of(obj, struct as_stream, obj) : NULL;
-}
-
 /**
  * as_stream_destroy_ioctl() - %ACCEL_IOC_STREAM_DESTROY
  * @ctx: the context.
@@ -227,20 +220,6 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 	spin_unlock(&ctx->lock);
 	as_freelist_free(ctx, &fl);
 	return ret;
-}
-
-static struct as_mem *as_region_lookup_locked(struct as_ctx *ctx, u32 h)
-{
-	struct as_obj *obj = as_lookup_locked(ctx, h, AS_OBJ_REGION);
-
-	return obj ? container_of(obj, struct as_mem, obj) : NULL;
-}
-
-static struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx, u32 h)
-{
-	struct as_obj *obj = as_lookup_locked(ctx, h, AS_OBJ_EVENT);
-
-	return obj ? container_of(obj, struct as_event_obj, obj) : NULL;
 }
 
 /* Resolve the handles of one descriptor into @e and validate it. */

@@ -76,6 +76,14 @@ struct ip_stream {
 	bool exited;		/* worker returned */
 	bool reap;		/* on the reap list: join and free */
 	bool copying;		/* the worker is in a memcpy, lock dropped */
+	/*
+	 * The entry last handed to the executor (seq fcur_seq): the next
+	 * fetch starts after it instead of walking every in-flight entry.
+	 * Valid while tl.fetched == fcur_seq > tl.completed (entries leave
+	 * the queue only by retiring at its head).
+	 */
+	struct as_entry *fcur;
+	u64 fcur_seq;
 };
 
 struct ip_event {
@@ -1284,13 +1292,19 @@ static u32 fetch_locked(struct ip_ctx *c, struct accel_exec_item *items,
 
 			if (s->tl.error)
 				continue;
-			for (e = as_queue_peek(&s->q); e; e = e->next) {
+			e = as_queue_peek(&s->q);
+			if (s->fcur && s->fcur_seq == s->tl.fetched &&
+			    s->tl.completed < s->fcur_seq)
+				e = s->fcur->next;
+			for (; e; e = e->next) {
 				if (e->seq <= s->tl.fetched)
 					continue;
 				if (count == max || !as_entry_fetchable(e))
 					break;
 				exec_fill(s, e, &items[count++]);
 				s->tl.fetched = e->seq;
+				s->fcur = e;
+				s->fcur_seq = e->seq;
 				progress = true;
 			}
 		}
@@ -1354,21 +1368,18 @@ static struct ip_stream *exec_stream_locked(struct ip_ctx *c, u32 handle)
 static int exec_done_locked(struct ip_ctx *c, const struct accel_exec_done *d)
 {
 	struct ip_stream *s = exec_stream_locked(c, d->stream);
+	int ret;
 
 	if (!s)
 		return -ENOENT;
-	if (d->status > 0 || d->seq <= s->tl.completed || d->seq > s->tl.fetched)
-		return -EINVAL;
-	while (s->tl.completed < d->seq) {
-		struct as_entry *e = as_queue_peek(&s->q);
-		int status = e->seq == d->seq ? d->status : 0;
-
-		if (!status && !s->tl.error)
-			as_entry_execute(e);
-		retire_locked(s, status);
-	}
+	ret = as_exec_check_done(&s->tl, d);
+	if (ret)
+		return ret;
+	while (s->tl.completed < d->seq)
+		retire_locked(s, as_exec_done_status(&s->tl, as_queue_peek(&s->q),
+						     d));
 	/* A failed stream runs nothing more: what was not handed out goes. */
-	if (s->tl.error && s->tl.fetched == s->tl.completed) {
+	if (as_exec_cancel_rest(&s->tl)) {
 		while (s->q.count)
 			retire_locked(s, -ECANCELED);
 	}
