@@ -116,6 +116,14 @@ static int kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 	a.size = size;
 	a.flags = flags;
 	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_ALLOC, &a);
+	if (ret == -ENOMEM && ctx->cuda) {
+		/*
+		 * Pages released with work queued whose release the thread
+		 * that reported it has not got to yet: give them back now.
+		 */
+		accel_cuda_reap(ctx);
+		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_ALLOC, &a);
+	}
 	if (!ret) {
 		*handle = a.handle;
 		*offset = a.mmap_offset;
@@ -242,8 +250,11 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	reg.flags = (flags & ACCEL_HOST_REGISTER_READONLY) ?
 		    ACCEL_MEM_READONLY : 0;
 	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
-	if (ret == -EEXIST && ctx->cuda) {
-		/* A range released with work queued that has retired since. */
+	if ((ret == -EEXIST || ret == -ENOMEM) && ctx->cuda) {
+		/*
+		 * A range released with work queued that has retired since,
+		 * or pages still charged for one.
+		 */
 		accel_cuda_reap(ctx);
 		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
 	}
