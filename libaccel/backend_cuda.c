@@ -1635,7 +1635,9 @@ static void *cx_done_main(void *arg)
 		if (atomic_load(&cx->helpers)) {
 			/* A waiter polls the device: leave it to it. */
 			pthread_mutex_unlock(&cx->lock);
-			cx_spin_pause();
+			while (atomic_load(&cx->helpers) &&
+			       !atomic_load(&cx->kick_deferred))
+				cx_spin_pause();
 			pthread_mutex_lock(&cx->lock);
 			continue;
 		}
