@@ -61,6 +61,8 @@ build examples make -C examples
 if [ "$transport" = inproc ]; then
 	say "transport: inproc (no module; ACCEL_BACKEND=${ACCEL_BACKEND:-auto})"
 	export ACCEL_TRANSPORT=inproc
+	# With a usable GPU, libaccel's CUDA executor; otherwise the CPU engine.
+	export ACCEL_BACKEND=${ACCEL_BACKEND:-auto}
 	failed=0
 	for ex in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
 		  acl_two_threads acl_event_order; do
