@@ -168,6 +168,9 @@ struct as_mem {
  * @work: the soft engine's work item for this stream.
  * @work_active: @work is queued or running; set and cleared under
  *	@ctx->lock. While set the worker owns the stream's freeing.
+ * @fetch_last: with an executor attached, the last entry handed out while
+ *	it is queued (NULL: start from the head), so that a fetch does not
+ *	walk what it handed out before.
  * @destroyed: the handle is gone; freed once drained and unreferenced.
  * @flags: creation flags.
  * @priority: effective priority.
@@ -181,6 +184,7 @@ struct as_stream {
 	struct as_ctx *ctx;
 	struct work_struct work;
 	bool work_active;
+	struct as_entry *fetch_last;
 	bool destroyed;
 	u32 flags;
 	s32 priority;

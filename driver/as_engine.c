@@ -116,6 +116,8 @@ void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 
 	lockdep_assert_held(&ctx->lock);
 	e = as_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
+	if (s->fetch_last == e)
+		s->fetch_last = NULL;
 	if (s->tl.fetched < s->tl.completed)
 		s->tl.fetched = s->tl.completed;
 	if (!was_failed && s->tl.error)

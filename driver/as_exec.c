@@ -61,8 +61,10 @@ int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg)
 	}));
 
 	spin_lock(&ctx->lock);
-	list_for_each_entry(s, &ctx->streams, node)
+	list_for_each_entry(s, &ctx->streams, node) {
 		s->tl.fetched = s->tl.completed;
+		s->fetch_last = NULL;
+	}
 	spin_unlock(&ctx->lock);
 	return 0;
 }
@@ -179,13 +181,16 @@ static int as_fetch_check(struct as_ctx *ctx, void *arg)
 
 			if (s->tl.error)
 				continue;
-			for (e = as_queue_peek(&s->q); e; e = e->next) {
+			e = s->fetch_last ? s->fetch_last->next :
+					    as_queue_peek(&s->q);
+			for (; e; e = e->next) {
 				if (e->seq <= s->tl.fetched)
 					continue;
 				if (a->count == a->max || !as_entry_fetchable(e))
 					break;
 				as_exec_fill(s, e, &a->items[a->count++]);
 				s->tl.fetched = e->seq;
+				s->fetch_last = e;
 				progress = true;
 			}
 		}
