@@ -182,6 +182,13 @@ void accel_regions_teardown(struct accel_ctx *ctx);
 /* Host functions (hostfn.c). */
 int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 			accel_host_fn fn, void *arg);
+/*
+ * The same, for the library's own jobs: @drop runs instead of @fn when
+ * @fn never will (the work before it failed, or the context is destroyed
+ * first), so that what @arg holds is released.
+ */
+int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
+			     accel_host_fn fn, accel_host_fn drop, void *arg);
 void accel_hostfn_stop(struct accel_ctx *ctx);
 /*
  * True on a host-function thread: a call there that would block (a wait

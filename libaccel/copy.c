@@ -92,14 +92,22 @@ static int check_kind(enum accel_memcpy_kind kind, const struct side *dst,
 	return -EINVAL;
 }
 
+/* The copy failed or the context goes first: release, deliver nothing. */
+static void copy_out_drop(void *arg)
+{
+	struct copy_out *co = arg;
+
+	accel_bounce_release(co->ctx, co->handle, co->bounce, co->bounce_len);
+	accel_ctx_put(co->ctx);
+	free(co);
+}
+
 static void copy_out_fn(void *arg)
 {
 	struct copy_out *co = arg;
 
 	memcpy(co->dst, co->bounce, co->bytes);
-	accel_bounce_release(co->ctx, co->handle, co->bounce, co->bounce_len);
-	accel_ctx_put(co->ctx);
-	free(co);
+	copy_out_drop(co);
 }
 
 static void check_done_fn(void *arg)
@@ -128,7 +136,8 @@ static int queue_copy_out(struct accel_stream_impl *s, void *dst,
 		co->bounce = d->bounce;
 		co->bounce_len = d->bounce_len;
 		accel_obj_ref(&ctx->obj);
-		ret = accel_hostfn_launch(ctx, s->kstream, copy_out_fn, co);
+		ret = accel_hostfn_launch_drop(ctx, s->kstream, copy_out_fn,
+					       copy_out_drop, co);
 		if (!ret)
 			return 0;
 		accel_ctx_put(ctx);
@@ -160,8 +169,8 @@ static void queue_check_done(struct accel_stream_impl *s, void *src_token,
 	if (cd) {
 		cd->src_token = src_token;
 		cd->dst_token = dst_token;
-		if (!accel_hostfn_launch(s->child.ctx, s->kstream,
-					 check_done_fn, cd))
+		if (!accel_hostfn_launch_drop(s->child.ctx, s->kstream,
+					      check_done_fn, check_done_fn, cd))
 			return;
 		free(cd);
 	}

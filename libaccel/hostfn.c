@@ -37,6 +37,7 @@ struct accel_hostfn_job {
 	uint32_t point;		/* plain event recorded before the gate */
 	uint32_t gate;		/* user event the stream waits on */
 	accel_host_fn fn;
+	accel_host_fn drop;	/* instead of fn when it never runs, or NULL */
 	void *arg;
 };
 
@@ -46,6 +47,12 @@ static void signal_event(struct accel_ctx *ctx, uint32_t handle,
 	struct accel_event_signal sg = { .handle = handle, .value = value };
 
 	accel_ioctl(ctx, ACCEL_IOC_EVENT_SIGNAL, &sg);
+}
+
+static void job_drop(struct accel_hostfn_job *job)
+{
+	if (job->drop)
+		job->drop(job->arg);
 }
 
 static void job_finish(struct accel_ctx *ctx, struct accel_hostfn_job *job)
@@ -87,6 +94,8 @@ static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 			continue;
 		if (!q.error)
 			jobs[i]->fn(jobs[i]->arg);
+		else
+			job_drop(jobs[i]);
 		pthread_mutex_lock(&ctx->lock);
 		job_unlink_locked(ctx, jobs[i]);
 		pthread_mutex_unlock(&ctx->lock);
@@ -146,8 +155,8 @@ static int hostfn_start_locked(struct accel_ctx *ctx)
 	return 0;
 }
 
-int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
-			accel_host_fn fn, void *arg)
+int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
+			     accel_host_fn fn, accel_host_fn drop, void *arg)
 {
 	struct accel_hostfn_job *job;
 	struct accel_desc d[2];
@@ -158,6 +167,7 @@ int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 	if (!job)
 		return -ENOMEM;
 	job->fn = fn;
+	job->drop = drop;
 	job->arg = arg;
 	ret = accel_kevent_create(ctx, 0, &job->point);
 	if (ret)
@@ -204,6 +214,12 @@ err_free:
 	return ret;
 }
 
+int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
+			accel_host_fn fn, void *arg)
+{
+	return accel_hostfn_launch_drop(ctx, kstream, fn, NULL, arg);
+}
+
 void accel_hostfn_stop(struct accel_ctx *ctx)
 {
 	struct accel_hostfn_job *job;
@@ -223,6 +239,7 @@ void accel_hostfn_stop(struct accel_ctx *ctx)
 	/* Launches not reached: their functions are dropped, streams drain. */
 	while ((job = ctx->hf_head)) {
 		ctx->hf_head = job->next;
+		job_drop(job);
 		job_finish(ctx, job);
 	}
 	ctx->hf_tail = NULL;
