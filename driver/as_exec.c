@@ -97,9 +97,17 @@ int as_exec_detach_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENXIO;
 	}
+	/*
+	 * Retiring may unlist a drained destroyed stream (this one or another
+	 * whose last point goes): rescan from the head after each stream.
+	 */
+restart:
 	list_for_each_entry(s, &ctx->streams, node) {
-		while (s->q.count && s->tl.fetched > s->tl.completed)
-			as_retire_locked(ctx, s, -EIO, &fl);
+		if (s->q.count && s->tl.fetched > s->tl.completed) {
+			while (s->q.count && s->tl.fetched > s->tl.completed)
+				as_retire_locked(ctx, s, -EIO, &fl);
+			goto restart;
+		}
 	}
 	ctx->executor = false;
 	as_ctx_kick_all_locked(ctx);

@@ -436,9 +436,14 @@ static void op_munmap(struct slot *s, struct rng *r)
 			 * Punch a hole and keep the rest listed: ranges across
 			 * the hole must fail with EFAULT, and the final munmap
 			 * of the whole range drops what is left (a host
-			 * allocation's mapping holds its file open).
+			 * allocation's mapping holds its file open). The hole
+			 * is an inaccessible page put in place atomically, not
+			 * an unmapped one: another thread's mmap must not land
+			 * in it, or the final munmap would take that mapping.
 			 */
-			munmap((char *)m.p + PAGE * below(r, m.len / PAGE), PAGE);
+			mmap((char *)m.p + PAGE * below(r, m.len / PAGE), PAGE,
+			     PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			     -1, 0);
 			pthread_mutex_unlock(&s->mu);
 			return;
 		}
