@@ -87,7 +87,7 @@ struct as_ctx {
 	char comm[16];
 	u32 id;
 
-	spinlock_t lock;
+	spinlock_t lock;	/* Protects the context and its objects' state */
 	struct xarray handles;
 	u32 next_handle;
 	struct list_head streams;
@@ -283,6 +283,7 @@ static inline struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx,
 
 	return obj ? container_of(obj, struct as_event_obj, obj) : NULL;
 }
+
 int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type);
 void as_freelist_init(struct as_freelist *fl);
 void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,

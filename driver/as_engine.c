@@ -169,10 +169,10 @@ void as_engine_work(struct work_struct *work)
 
 		if (!e)
 			break;
+		if (ctx->executor && !ctx->closing && !s->tl.error)
+			break;
 		if (ctx->closing || s->tl.error) {
 			status = -ECANCELED;
-		} else if (ctx->executor) {
-			break;
 		} else {
 			int ready = as_entry_ready(e);
 

@@ -272,9 +272,11 @@ static int as_exec_done_locked(struct as_ctx *ctx,
 	ret = as_exec_check_done(&s->tl, d);
 	if (ret)
 		return ret;
-	while (s->tl.completed < d->seq)
-		as_retire_locked(ctx, s, as_exec_done_status(&s->tl,
-					as_queue_peek(&s->q), d), fl);
+	while (s->tl.completed < d->seq) {
+		int status = as_exec_done_status(&s->tl, as_queue_peek(&s->q), d);
+
+		as_retire_locked(ctx, s, status, fl);
+	}
 	/* A failed stream runs nothing more: what was not handed out goes. */
 	if (as_exec_cancel_rest(&s->tl)) {
 		while (s->q.count)
