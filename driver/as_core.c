@@ -497,6 +497,46 @@ int as_entry_fetchable(const struct as_entry *e)
 }
 
 /**
+ * as_exec_item_init() - what the core decides about a fetched item
+ * @e: the entry being handed out to an executor.
+ * @it: the item; written in full here, except what only the shell knows:
+ *	@it->stream, a STREAM_WAIT's @it->wait_stream, and a COPY's region
+ *	kinds and addresses.
+ *
+ * A wait whose point already failed, or a HOST_WAIT on a failed user
+ * event, goes out with status -EIO; a STREAM_WAIT whose point retired
+ * goes out with nothing to wait for.
+ *
+ * Return: the timeline of a STREAM_WAIT's pending point (the shell puts its
+ * stream handle in @it->wait_stream), else NULL.
+ */
+struct as_timeline *as_exec_item_init(const struct as_entry *e,
+				      struct accel_exec_item *it)
+{
+	int st;
+
+	*it = (struct accel_exec_item){ .seq = e->seq, .desc = e->desc };
+	switch (e->desc.op) {
+	case ACCEL_OP_STREAM_WAIT:
+		st = as_point_state(&e->wait);
+		if (st < 0) {
+			it->status = -EIO;
+		} else if (!st) {
+			it->wait_seq = e->wait.seq;
+			return e->wait.tl;
+		}
+		break;
+	case ACCEL_OP_HOST_WAIT:
+		if (as_entry_ready(e) < 0)
+			it->status = -EIO;
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/**
  * as_exec_check_done() - is an executor's completion acceptable?
  * @tl: the stream's timeline.
  * @d: the completion.

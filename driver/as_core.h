@@ -180,6 +180,8 @@ void as_enqueue(struct as_timeline *tl, struct as_queue *q,
 struct as_entry *as_queue_peek(const struct as_queue *q);
 int as_entry_ready(const struct as_entry *e);
 int as_entry_fetchable(const struct as_entry *e);
+struct as_timeline *as_exec_item_init(const struct as_entry *e,
+				      struct accel_exec_item *it);
 int as_exec_check_done(const struct as_timeline *tl,
 		       const struct accel_exec_done *d);
 int as_exec_done_status(const struct as_timeline *tl, struct as_entry *e,

@@ -131,35 +131,16 @@ static u64 as_exec_addr(const struct as_region *r, u64 off)
 static void as_exec_fill(struct as_stream *s, struct as_entry *e,
 			 struct accel_exec_item *it)
 {
-	memset(it, 0, sizeof(*it));
-	it->stream = s->obj.handle;
-	it->seq = e->seq;
-	it->desc = e->desc;
+	struct as_timeline *wait = as_exec_item_init(e, it);
 
-	switch (e->desc.op) {
-	case ACCEL_OP_COPY:
+	it->stream = s->obj.handle;
+	if (wait)
+		it->wait_stream = to_as_stream(wait)->obj.handle;
+	if (e->desc.op == ACCEL_OP_COPY) {
 		it->dst_kind = to_as_mem(e->dst)->kind;
 		it->src_kind = to_as_mem(e->src)->kind;
 		it->dst_addr = as_exec_addr(e->dst, e->desc.dst_offset);
 		it->src_addr = as_exec_addr(e->src, e->desc.src_offset);
-		break;
-	case ACCEL_OP_STREAM_WAIT: {
-		int st = as_point_state(&e->wait);
-
-		if (st < 0) {
-			it->status = -EIO;
-		} else if (!st) {
-			it->wait_stream = to_as_stream(e->wait.tl)->obj.handle;
-			it->wait_seq = e->wait.seq;
-		}
-		break;
-	}
-	case ACCEL_OP_HOST_WAIT:
-		if (as_entry_ready(e) < 0)
-			it->status = -EIO;
-		break;
-	default:
-		break;
 	}
 }
 

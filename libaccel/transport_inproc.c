@@ -1223,13 +1223,12 @@ static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
 static void exec_fill(const struct ip_stream *s, const struct as_entry *e,
 		      struct accel_exec_item *it)
 {
-	memset(it, 0, sizeof(*it));
-	it->stream = s->handle;
-	it->seq = e->seq;
-	it->desc = e->desc;
+	struct as_timeline *wait = as_exec_item_init(e, it);
 
-	switch (e->desc.op) {
-	case ACCEL_OP_COPY: {
+	it->stream = s->handle;
+	if (wait)
+		it->wait_stream = container_of(wait, struct ip_stream, tl)->handle;
+	if (e->desc.op == ACCEL_OP_COPY) {
 		const struct ip_region *d = container_of(e->dst, struct ip_region,
 							 core);
 		const struct ip_region *r = container_of(e->src, struct ip_region,
@@ -1247,26 +1246,6 @@ static void exec_fill(const struct ip_stream *s, const struct as_entry *e,
 			it->dst_addr = d->addr + e->desc.dst_offset;
 		if (r->kind == IP_REGION_USER || r->kind == IP_REGION_EXTERNAL)
 			it->src_addr = r->addr + e->desc.src_offset;
-		break;
-	}
-	case ACCEL_OP_STREAM_WAIT: {
-		int st = as_point_state(&e->wait);
-
-		if (st < 0) {
-			it->status = -EIO;
-		} else if (!st) {
-			it->wait_stream = container_of(e->wait.tl,
-						       struct ip_stream, tl)->handle;
-			it->wait_seq = e->wait.seq;
-		}
-		break;
-	}
-	case ACCEL_OP_HOST_WAIT:
-		if (as_entry_ready(e) < 0)
-			it->status = -EIO;
-		break;
-	default:
-		break;
 	}
 }
 
