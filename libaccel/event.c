@@ -222,9 +222,9 @@ out_a:
 	return ret;
 }
 
-ACCEL_EXPORT
-int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
-			    unsigned int flags)
+/* Queue one descriptor naming @event on @stream (same context). */
+static int submit_event_op(accel_stream_t stream, accel_event_t event,
+			   uint32_t op, uint64_t value, unsigned int flags)
 {
 	struct accel_desc d;
 	struct accel_stream_impl *s;
@@ -244,14 +244,22 @@ int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
 		goto out;
 	}
 	memset(&d, 0, sizeof(d));
-	d.op = ACCEL_OP_STREAM_WAIT;
+	d.op = op;
 	d.event = ev->kevent;
+	d.value = value;
 	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
 out:
 	accel_stream_put(s);
 out_event:
 	event_put(ev);
 	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
+			    unsigned int flags)
+{
+	return submit_event_op(stream, event, ACCEL_OP_STREAM_WAIT, 0, flags);
 }
 
 ACCEL_EXPORT
@@ -332,31 +340,5 @@ ACCEL_EXPORT
 int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
 			    uint64_t value, unsigned int flags)
 {
-	struct accel_desc d;
-	struct accel_stream_impl *s;
-	struct accel_event_impl *ev;
-	int ret;
-
-	if (flags)
-		return -EINVAL;
-	ret = event_get(event, &ev);
-	if (ret)
-		return ret;
-	ret = accel_stream_get(stream, &s);
-	if (ret)
-		goto out_event;
-	if (s->child.ctx != ev->child.ctx) {
-		ret = -EINVAL;
-		goto out;
-	}
-	memset(&d, 0, sizeof(d));
-	d.op = ACCEL_OP_HOST_WAIT;
-	d.event = ev->kevent;
-	d.value = value;
-	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
-out:
-	accel_stream_put(s);
-out_event:
-	event_put(ev);
-	return ret;
+	return submit_event_op(stream, event, ACCEL_OP_HOST_WAIT, value, flags);
 }
