@@ -216,6 +216,8 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	 */
 	if (!ret && bytes && !d.found)
 		ret = accel_range_check((uintptr_t)dst, bytes, true);
+	if (!ret && !bytes)
+		ret = accel_stream_error(s);
 	if (ret || !bytes)
 		goto out;
 
@@ -317,12 +319,14 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	if ((count && (!dsts || !srcs || !sizes)) ||
 	    (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
 		return -EINVAL;
-	if (!count)
-		return 0;
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
 	ctx = s->child.ctx;
+	if (!count) {
+		ret = accel_stream_error(s);
+		goto out;
+	}
 	if (count > ctx->info.max_submit) {
 		ret = -EINVAL;
 		goto out;
@@ -355,6 +359,8 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	/* One submission: one fetch, one cudaMemcpyBatchAsync. */
 	if (n)
 		ret = accel_submit(ctx, s->kstream, descs, (uint32_t)n, NULL);
+	else
+		ret = accel_stream_error(s);
 out_free:
 	free(descs);
 out:
