@@ -196,6 +196,12 @@ void accel_doom(struct accel_ctx *ctx);
 /* Region lookup under ctx->lock: the region holding [ptr, ptr + len). */
 struct accel_region *accel_region_find_locked(struct accel_ctx *ctx,
 					      uintptr_t ptr);
+/*
+ * @ptr is in a region of another context than @self: that region and the
+ * context's handle. Memory belongs to the context that pinned it.
+ */
+bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
+			  struct accel_region *r, uint64_t *owner);
 /* Library-owned pinned buffers, for staging pageable memory. */
 int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 		       void **ptr, size_t *map_len);

@@ -464,6 +464,42 @@ int accel_free(void *dev_ptr)
 			   ACCEL_MEM_RELEASE_DEFERRED);
 }
 
+struct foreign_arg {
+	struct accel_ctx *self;
+	uintptr_t ptr;
+	struct accel_region r;
+	uint64_t owner;
+};
+
+static int foreign_in_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct foreign_arg *a = data;
+	struct accel_region *r;
+
+	if (ctx == a->self)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	r = accel_region_find_locked(ctx, a->ptr);
+	if (r) {
+		a->r = *r;
+		a->owner = ctx->handle;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return r != NULL;
+}
+
+bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
+			  struct accel_region *r, uint64_t *owner)
+{
+	struct foreign_arg a = { .self = self, .ptr = ptr };
+
+	if (!accel_ctx_foreach(foreign_in_ctx, &a))
+		return false;
+	*r = a.r;
+	*owner = a.owner;
+	return true;
+}
+
 void accel_regions_teardown(struct accel_ctx *ctx)
 {
 	unsigned int i;

@@ -238,7 +238,44 @@ static int unregister_current_context_first(void)
 	return T_PASS;
 }
 
+/*
+ * Another context's pinned buffer on this context's stream is staged like
+ * pageable memory: the call says so, and why, in accel_last_error_string().
+ */
+static int foreign_pinned_buffer_explained(void)
+{
+	accel_context *a = t_ctx(), *b = t_ctx();
+	char *pb, *pa, page[128];
+	accel_stream_t s;
+	void *d;
+
+	CHECK(a && b);
+	CHECK_OK(accel_stream_create(a, 0, 0, &s));
+	CHECK_OK(accel_malloc(a, &d, 4096));
+	CHECK_OK(accel_host_alloc(a, (void **)&pa, 4096, 0));
+	CHECK_OK(accel_host_alloc(b, (void **)&pb, 4096, 0));
+	t_fill(pb, 100, 3);
+	CHECK_OK(accel_memcpy_async(s, d, pb, 100, ACCEL_MEMCPY_H2D));
+	CHECK(strstr(accel_last_error_string(), "another context"));
+	CHECK(strstr(accel_last_error_string(), "accel_host_alloc()"));
+	CHECK(strstr(accel_last_error_string(), "bounce buffer"));
+	CHECK_OK(accel_memcpy_async(s, pa, d, 100, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(pa, 100, 3));
+	/* Plain pageable memory: said as such. */
+	CHECK_OK(accel_memcpy_async(s, d, page, sizeof(page),
+				    ACCEL_MEMCPY_H2D));
+	CHECK(strstr(accel_last_error_string(), "pageable memory"));
+	CHECK(!strstr(accel_last_error_string(), "another context"));
+	/* A pinned buffer of this context: nothing to say. */
+	CHECK_OK(accel_memcpy_async(s, d, pa, 100, ACCEL_MEMCPY_H2D));
+	CHECK(!*accel_last_error_string());
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	return T_PASS;
+}
+
 T_MAIN(T(fork_child_release_changes_nothing),
        T(failed_stream_every_call_eio),
        T(event_wait_count_checked_first),
-       T(unregister_current_context_first))
+       T(unregister_current_context_first),
+       T(foreign_pinned_buffer_explained))
