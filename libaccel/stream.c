@@ -293,8 +293,9 @@ static int stream_sync_poll(struct accel_ctx *ctx, void *arg)
 /*
  * A blocking synchronize is a wait for an event recorded at the stream's
  * tail, so that it also waits on the context's doom event: a destroy from
- * another thread ends it (-ENOENT). A stream too full for the record
- * waits in STREAM_SYNC, which the destroy cannot end.
+ * another thread ends it (-ENOENT). Where the event cannot be had (a
+ * stream too full for the record, no event left) it waits in STREAM_SYNC,
+ * which answers the same but cannot be ended by the destroy.
  */
 static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
 {
@@ -306,8 +307,7 @@ static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
 
 	memset(&rec, 0, sizeof(rec));
 	rec.stream = s->kstream;
-	ret = accel_kevent_create(ctx, 0, &rec.event);
-	if (!ret) {
+	if (!accel_kevent_create(ctx, 0, &rec.event)) {
 		ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_RECORD, &rec);
 		if (!ret) {
 			memset(ents, 0, sizeof(ents));
@@ -317,7 +317,8 @@ static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
 						     NULL);
 		}
 		accel_kevent_destroy(ctx, rec.event);
-		if (ret != -EAGAIN && ret != -ENOSPC)
+		/* Recorded: the wait's answer is the synchronize's. */
+		if (ret != -EAGAIN)
 			return ret;
 	}
 	memset(&ss, 0, sizeof(ss));
