@@ -274,8 +274,29 @@ static int foreign_pinned_buffer_explained(void)
 	return T_PASS;
 }
 
+/* ACCEL_STREAM_DEFAULT with no context alive: -ENODEV from every call. */
+static int default_stream_without_context(void)
+{
+	accel_stream_t d = ACCEL_STREAM_DEFAULT;
+	unsigned int flags;
+	char a[8], b[8];
+	int prio;
+
+	CHECK_RET(accel_stream_query(d), -ENODEV);
+	CHECK_RET(accel_stream_synchronize(d, 0), -ENODEV);
+	CHECK_RET(accel_stream_get_priority(d, &prio), -ENODEV);
+	CHECK_RET(accel_stream_get_flags(d, &flags), -ENODEV);
+	CHECK_RET(accel_launch_host_func(d, noop_fn, NULL), -ENODEV);
+	CHECK_RET(accel_memcpy_async(d, a, b, sizeof(a), ACCEL_MEMCPY_H2H),
+		  -ENODEV);
+	CHECK_RET(accel_memcpy_batch_async(d, NULL, NULL, NULL, 0,
+					   ACCEL_MEMCPY_DEFAULT), -ENODEV);
+	return T_PASS;
+}
+
 T_MAIN(T(fork_child_release_changes_nothing),
        T(failed_stream_every_call_eio),
        T(event_wait_count_checked_first),
        T(unregister_current_context_first),
-       T(foreign_pinned_buffer_explained))
+       T(foreign_pinned_buffer_explained),
+       T(default_stream_without_context))
