@@ -3,7 +3,8 @@
 #
 # make check: every test of accelstream, from the fastest to the real one.
 #   1. unit tests of the pure core (userspace, ASan+UBSan)
-#   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan)
+#   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan),
+#      and its man pages against the errnos the suite provokes
 #   3. accelctl's parser and fixture tests
 #   4. the documentation (Sphinx, kernel-doc), make install and DKMS
 #   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
@@ -101,6 +102,8 @@ if [ -f libaccel/Makefile ]; then
 	libaccel_suite inproc test
 	libaccel_suite asan test-asan
 	libaccel_suite tsan test-tsan
+	# Every errno the tests provoke from a call is on its man page.
+	step libaccel-man-errnos libaccel/test/man-errnos.sh
 fi
 
 # 3. accelctl on fixtures.
