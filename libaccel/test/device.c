@@ -178,6 +178,7 @@ static int errnos(void)
 {
 	struct accel_device_prop p;
 	accel_context *ctx;
+	accel_stream_t s;
 	size_t f, t;
 	int n;
 
@@ -191,6 +192,13 @@ static int errnos(void)
 	CHECK_RET(accel_device_get_properties(ctx, NULL), -EINVAL);
 	CHECK_RET(accel_mem_get_info(ctx, NULL, &t), -EINVAL);
 	CHECK_RET(accel_mem_get_info(ctx, &f, NULL), -EINVAL);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	/* A stream is not a context. */
+	CHECK_RET(accel_device_get_count((accel_context *)s, &n), -EINVAL);
+	CHECK_RET(accel_device_get_properties((accel_context *)s, &p),
+		  -EINVAL);
+	CHECK_RET(accel_mem_get_info((accel_context *)s, &f, &t), -EINVAL);
+	CHECK_RET(accel_context_synchronize((accel_context *)s, 0), -EINVAL);
 	CHECK_OK(accel_context_destroy(ctx));
 	CHECK_RET(accel_device_get_count(ctx, &n), -ENOENT);
 	CHECK_RET(accel_device_get_properties(ctx, &p), -ENOENT);
@@ -325,6 +333,25 @@ static int synchronize_in_host_fn(void)
 	return T_PASS;
 }
 
-T_MAIN(T(count), T(properties), T(pinned_limit), T(mem_get_info),
+static int synchronize_other_process(void)
+{
+	accel_stream_t s;
+	int status;
+	pid_t pid;
+
+	if (is_cuda())
+		return T_SKIP;		/* the CUDA backend does not survive fork */
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid)
+		_exit(accel_context_synchronize(NULL, 0) == -EACCES ? 0 : 1);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return T_PASS;
+}
+
+T_MAIN(T(synchronize_other_process), T(count), T(properties), T(pinned_limit), T(mem_get_info),
        T(errnos), T(synchronize_waits_every_stream),
        T(synchronize_reports_failed_stream), T(synchronize_in_host_fn))

@@ -5,6 +5,7 @@
  * goes first), where accel_launch_host_func() would be skipped.
  */
 #include <time.h>
+#include <sys/wait.h>
 
 #include "helpers.h"
 
@@ -181,6 +182,69 @@ static int errnos(void)
 	return T_PASS;
 }
 
-T_MAIN(T(success_status_zero_in_order), T(default_stream_named_as_given),
+static int failed_before_the_call(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
+	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
+	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EIO);
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+static int queue_full(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	unsigned char *h;
+	accel_stream_t s;
+	int i, ret = 0;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
+	CHECK_OK(accel_malloc(NULL, &d, 1));
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < 1 << 20 && !ret; i++)
+		ret = accel_memcpy_async(s, d, h, 1, ACCEL_MEMCPY_H2D);
+	CHECK_RET(ret, -EAGAIN);
+	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EAGAIN);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+static int other_process(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_stream_t s;
+	int status;
+	pid_t pid;
+
+	if (getenv("ACCEL_BACKEND") && strcmp(getenv("ACCEL_BACKEND"), "cpu"))
+		return T_SKIP;		/* a CUDA backend does not survive fork */
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid)
+		_exit(accel_stream_add_callback(s, record, &seen, 0) ==
+		      -EACCES ? 0 : 1);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+T_MAIN(T(failed_before_the_call), T(queue_full), T(other_process),
+       T(success_status_zero_in_order), T(default_stream_named_as_given),
        T(failed_stream_reports_error), T(destroyed_stream_still_reports),
        T(context_destroy_cancels), T(errnos))
