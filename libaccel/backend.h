@@ -86,4 +86,19 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 /* ACCEL_TRACE: a wait returned. */
 void accel_cuda_trace_wait(struct accel_ctx *ctx);
 
+/* What CUDA says of the context's device (device.c). */
+struct accel_cuda_device {
+	char name[256];
+	uint64_t total_mem;	/* bytes, cudaDeviceProp.totalGlobalMem */
+	unsigned int copy_engines;	/* cudaDeviceProp.asyncEngineCount */
+	int device;		/* the ordinal the context runs on */
+	int count;		/* cudaGetDeviceCount */
+};
+
+int accel_cuda_device_query(struct accel_ctx *ctx,
+			    struct accel_cuda_device *out);
+/* cudaMemGetInfo on the context's device; bytes. */
+int accel_cuda_mem_info(struct accel_ctx *ctx, size_t *free_bytes,
+			size_t *total_bytes);
+
 #endif /* LIBACCEL_BACKEND_H */

@@ -149,6 +149,20 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	return poll(ctx, arg);
 }
 
+int accel_cuda_device_query(struct accel_ctx *ctx,
+			    struct accel_cuda_device *out)
+{
+	(void)ctx; (void)out;
+	return -ENODEV;
+}
+
+int accel_cuda_mem_info(struct accel_ctx *ctx, size_t *free_bytes,
+			size_t *total_bytes)
+{
+	(void)ctx; (void)free_bytes; (void)total_bytes;
+	return -ENODEV;
+}
+
 #else /* ACCEL_HAVE_CUDA */
 
 #include <cuda_runtime_api.h>
@@ -171,7 +185,8 @@ typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
 	X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventQuery)	\
 	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
 	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
-	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)
+	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)	\
+	X(cudaGetDeviceProperties) X(cudaMemGetInfo)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -2207,6 +2222,44 @@ void accel_cuda_free_ctx(struct accel_ctx *ctx)
 	cx_free_arrays(cx);
 	free(cx);
 	ctx->cuda = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device queries (cudaGetDeviceProperties, cudaMemGetInfo)            */
+/* ------------------------------------------------------------------ */
+
+int accel_cuda_device_query(struct accel_ctx *ctx,
+			    struct accel_cuda_device *out)
+{
+	struct accel_cuda *cx = ctx->cuda;
+	struct cudaDeviceProp prop;
+	cudaError_t e;
+
+	memset(&prop, 0, sizeof(prop));
+	rt.cudaSetDevice(cx->device);
+	e = rt.cudaGetDeviceProperties(&prop, cx->device);
+	if (e != cudaSuccess)
+		return cx_error(cx, e, "cudaGetDeviceProperties");
+	e = rt.cudaGetDeviceCount(&out->count);
+	if (e != cudaSuccess)
+		return cx_error(cx, e, "cudaGetDeviceCount");
+	memcpy(out->name, prop.name, sizeof(out->name) - 1);
+	out->name[sizeof(out->name) - 1] = '\0';
+	out->total_mem = prop.totalGlobalMem;
+	out->copy_engines = prop.asyncEngineCount > 0 ?
+			    (unsigned int)prop.asyncEngineCount : 0;
+	out->device = cx->device;
+	return 0;
+}
+
+int accel_cuda_mem_info(struct accel_ctx *ctx, size_t *free_bytes,
+			size_t *total_bytes)
+{
+	struct accel_cuda *cx = ctx->cuda;
+
+	rt.cudaSetDevice(cx->device);
+	return cx_error(cx, rt.cudaMemGetInfo(free_bytes, total_bytes),
+			"cudaMemGetInfo");
 }
 
 #endif /* ACCEL_HAVE_CUDA */

@@ -106,6 +106,11 @@ if [ -f libaccel/Makefile ]; then
 	step libaccel-man-errnos libaccel/test/man-errnos.sh
 fi
 
+# The seed programs, built through the compatibility headers, over inproc.
+if [ -f examples/seeds/Makefile ]; then
+	build seeds make -C examples/seeds && step seeds make -C examples/seeds check
+fi
+
 # 3. accelctl on fixtures.
 if [ -f tools/accelctl/Makefile ]; then
 	step accelctl-host make -C tools/accelctl test
@@ -129,6 +134,9 @@ vm_payload() {
 	if [ -f libaccel/Makefile ]; then
 		make -C libaccel vm-tests OUT="$p/bin" || return 1
 	fi
+	if [ -f examples/seeds/Makefile ]; then
+		make -C examples/seeds static OUT="$p/bin" || return 1
+	fi
 	if [ -f tools/accelctl/Makefile ]; then
 		make -C tools/accelctl bundle O="$ROOT/build/accelctl" || return 1
 		cp -r "$ROOT/build/accelctl/bundle/." "$p/"
@@ -145,6 +153,11 @@ vm_payload() {
 			t=${t##*/}
 			case $t in *.sh) continue ;; esac
 			echo "$t ACCEL_TRANSPORT=kernel $t"
+		done
+		for t in "$p"/bin/seed-*; do
+			t=${t##*/}
+			case $t in *.sh|*.out) continue ;; esac
+			echo "$t ACCEL_TRANSPORT=kernel sh /payload/bin/seed-check.sh /payload/bin/$t"
 		done
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
