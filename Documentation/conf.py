@@ -24,7 +24,10 @@ sys.path.insert(0, os.path.join(tools, 'Documentation', 'sphinx'))
 project = 'accelstream'
 copyright = '2026, The accelstream authors'
 author = 'The accelstream authors'
-release = '1'
+# The project's one version (VERSION at the top of the tree).
+with open(os.path.join(srctree, 'VERSION')) as _f:
+    release = _f.read().strip()
+version = '.'.join(release.split('.')[:2])
 
 # kerneldoc: the .. kernel-doc:: directive; automarkup: function() and
 # struct names become cross-references, as in the kernel's own manuals.
@@ -51,7 +54,7 @@ exclude_patterns = ['_build']
 pygments_style = 'sphinx'
 
 html_theme = 'alabaster'
-html_title = 'accelstream documentation'
+html_title = 'accelstream %s documentation' % release
 html_static_path = []
 html_show_sourcelink = False
 

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define LIBACCEL_VERSION_MAJOR	1
-#define LIBACCEL_VERSION_MINOR	1
+#define LIBACCEL_VERSION_MINOR	2
 
 /* ------------------------------------------------------------------ */
 /* Handles and constants                                              */
