@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The kernel ABI, installed with libaccel; before accel.h, whose
- * ACCEL_TIMEOUT_INFINITE defers to it. */
-#include <linux/accelstream.h>
+/* The kernel ABI, installed with libaccel in its own directory; before
+ * accel.h, whose ACCEL_TIMEOUT_INFINITE defers to it. */
+#include <libaccel/accelstream.h>
 #include <accel.h>
 
 #define SIZE	(64 * 1024)
