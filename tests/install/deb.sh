@@ -101,6 +101,12 @@ no_werror() { ! grep -E -q -e '-Werror( |$)' "$tmp/cc-lines"; }
 check "package build compiles every object with -D_FORTIFY_SOURCE=2 (dpkg-buildflags CPPFLAGS)" fortify_all
 check "package build links libaccel and accelctl with -Wl,-z,now (LDFLAGS)" now_links
 check "package build has no -Werror" no_werror
+# dpkg-gensymbols compares what libaccel.so exports with
+# debian/libaccel1.symbols and warns about any difference (a symbol added
+# without a line there, or one gone).
+symbols_match() { ! grep -q 'dpkg-gensymbols: warning' "$blog"; }
+check "libaccel's exports match debian/libaccel1.symbols (no dpkg-gensymbols warning)" symbols_match
+grep -A12 'dpkg-gensymbols: warning' "$blog" | sed 's/^/#   /'
 
 # ------------------------------------------------------------ lintian
 if lintian --fail-on error,warning "$DEB_OUT"/accelstream_"$VERSION"-1_"$ARCH".changes > "$tmp/lintian.log" 2>&1; then
