@@ -45,7 +45,7 @@ highlight_language = 'none'
 c_id_attributes = [
     '__init', '__exit', '__user', '__iomem', '__must_check',
     '__always_inline', 'noinline', 'inline', 'static',
-    # libaccel's accel.h: its inline wrappers are ACCELINLINE.
+    # libaccel's libaccel.h: its inline wrappers are ACCELINLINE.
     'ACCELINLINE',
 ]
 

@@ -2,7 +2,7 @@
 /* The smallest complete libaccel program (README.md shows it). */
 #include <stdio.h>
 #include <string.h>
-#include <accel.h>
+#include <libaccel.h>
 
 /* Every call returns 0 or a negative errno value. */
 #define CHECK(call) do {							\

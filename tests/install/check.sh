@@ -50,7 +50,7 @@ expected() {
 	0755 $PREFIX/lib/libaccel.so.$VERSION
 	0644 $PREFIX/lib/libaccel.a
 	0644 $PREFIX/lib/pkgconfig/libaccel.pc
-	0644 $PREFIX/include/accel.h
+	0644 $PREFIX/include/libaccel.h
 	0644 $PREFIX/include/libaccel/accelstream.h
 	0755 $PREFIX/sbin/accelctl
 	0644 $PREFIX/share/man/man8/accelctl.8

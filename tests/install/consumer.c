@@ -10,9 +10,9 @@
 #include <string.h>
 
 /* The kernel ABI, installed with libaccel in its own directory; before
- * accel.h, whose ACCEL_TIMEOUT_INFINITE defers to it. */
+ * libaccel.h, whose ACCEL_TIMEOUT_INFINITE defers to it. */
 #include <libaccel/accelstream.h>
-#include <accel.h>
+#include <libaccel.h>
 
 #define SIZE	(64 * 1024)
 

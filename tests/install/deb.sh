@@ -128,7 +128,7 @@ linkto() { # linkto PKG PATH TARGET
 c_lib1() { has libaccel1 "$ARCH" "$LIBDIR/libaccel.so.$VERSION" && linkto libaccel1 "$LIBDIR/libaccel.so.1" "libaccel.so.$VERSION"; }
 c_symbols() { dpkg-deb -e "$(deb libaccel1)" "$tmp/ctl1" && grep -q '^ accel_memcpy_batch_async@LIBACCEL_1.2 ' "$tmp/ctl1/symbols"; }
 c_dev() {
-	has libaccel-dev "$ARCH" /usr/include/accel.h /usr/include/libaccel/accelstream.h \
+	has libaccel-dev "$ARCH" /usr/include/libaccel.h /usr/include/libaccel/accelstream.h \
 		"$LIBDIR/libaccel.a" "$LIBDIR/pkgconfig/libaccel.pc" \
 		/usr/share/man/man3/accel_memcpy_async.3.gz /usr/share/man/man7/libaccel.7.gz &&
 		linkto libaccel-dev "$LIBDIR/libaccel.so" libaccel.so.1
@@ -244,7 +244,7 @@ else
 fi
 left=
 for f in "$LIBDIR/libaccel.so.$VERSION" "$LIBDIR/libaccel.so.1" "$LIBDIR/libaccel.so" "$LIBDIR/libaccel.a" \
-	"$LIBDIR/pkgconfig/libaccel.pc" /usr/include/accel.h /usr/include/libaccel /usr/sbin/accelctl; do
+	"$LIBDIR/pkgconfig/libaccel.pc" /usr/include/libaccel.h /usr/include/libaccel /usr/sbin/accelctl; do
 	{ [ -e "$f" ] || [ -L "$f" ]; } && left="$left $f"
 done
 check "nothing of them left${left:+:$left}" [ -z "$left" ]

@@ -6,7 +6,7 @@
 # stdout. Builds libaccel's .pc and man pages, accelctl and accelctl(8)
 # when they are not built yet; needs no kernel headers.
 #
-# Checked: accel.h's LIBACCEL_VERSION_MAJOR/MINOR, libaccel.map's newest
+# Checked: libaccel.h's LIBACCEL_VERSION_MAJOR/MINOR, libaccel.map's newest
 # node, libaccel.so's real name and the version nodes it exports,
 # libaccel.pc (and pkg-config --atleast-version), every man page footer,
 # accelctl --version, dkms.conf, MODULE_VERSION in driver/as_drv.c (and
@@ -38,7 +38,7 @@ MAJOR=${BASH_REMATCH[1]:-x} MINOR=${BASH_REMATCH[2]:-x}
 
 # The library's interface version: the header's macros and the map's
 # newest node are MAJOR.MINOR.
-hdr=libaccel/include/accel.h
+hdr=libaccel/include/libaccel.h
 same "$hdr LIBACCEL_VERSION_MAJOR.MINOR" \
 	"$(sed -n 's/^#define LIBACCEL_VERSION_MAJOR[[:space:]]*//p' $hdr).$(sed -n 's/^#define LIBACCEL_VERSION_MINOR[[:space:]]*//p' $hdr)" \
 	"$MAJOR.$MINOR"

@@ -12,8 +12,8 @@
  * Pageable (unregistered) sources are staged at enqueue; pinned buffers that
  * are freed with work queued are released when that work retires.
  */
-#ifndef LIBACCEL_ACCEL_H
-#define LIBACCEL_ACCEL_H
+#ifndef LIBACCEL_H
+#define LIBACCEL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -1026,4 +1026,4 @@ const char *accel_last_error_string(void);
 }
 #endif
 
-#endif /* LIBACCEL_ACCEL_H */
+#endif /* LIBACCEL_H */
