@@ -554,3 +554,5 @@ module_exit(as_exit);
 MODULE_DESCRIPTION("accelstream: streams, events and asynchronous copies over pinned memory");
 MODULE_AUTHOR("The accelstream authors");
 MODULE_LICENSE("GPL");
+/* Kept equal to VERSION by tests/install/versions.sh (make check). */
+MODULE_VERSION("1.3.0");

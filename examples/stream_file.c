@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <linux/fs.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #define NSLOT		2
 #define SEC_NS		(30ULL * 1000000000ULL)

@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-/* The uapi first: accel.h defers to its ACCEL_TIMEOUT_INFINITE. */
+/* The uapi first: libaccel.h defers to its ACCEL_TIMEOUT_INFINITE. */
 #include "accelstream.h"
-#include "accel.h"
+#include "libaccel.h"
 #include "transport.h"
 #include "backend.h"
 

@@ -58,24 +58,6 @@
 
 #ifndef ACCEL_HAVE_CUDA
 
-static void cx_free_arrays(struct accel_cuda *cx)
-{
-	free(cx->items);
-	free(cx->touched);
-	free(cx->done);
-	free(cx->ents);
-}
-
-static void cx_destroy_sync(struct accel_cuda *cx)
-{
-	pthread_cond_destroy(&cx->fetch_cond);
-	pthread_cond_destroy(&cx->cond);
-	pthread_mutex_destroy(&cx->report_lock);
-	pthread_mutex_destroy(&cx->exec_lock);
-	pthread_mutex_destroy(&cx->map_lock);
-	pthread_mutex_destroy(&cx->lock);
-}
-
 int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 {
 	(void)ctx;

@@ -6,7 +6,9 @@
 #   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan),
 #      and its man pages against the errnos the suite provokes
 #   3. accelctl's parser and fixture tests
-#   4. the documentation (Sphinx, kernel-doc), make install and DKMS
+#   4. the documentation (Sphinx, kernel-doc), make install, every version
+#      string, the Debian packages (build, lintian, dpkg -i, a consumer,
+#      dkms build of the packaged source) and DKMS
 #   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
 #      warnings, then one VM boot running the kselftest suites, the libaccel
 #      suite over the kernel transport and accelctl's own tests
@@ -18,6 +20,8 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 KERNELS=${KERNELS:-stock rt debug}
+# Compiler warnings are errors in every build here (never in a package's).
+export WERROR=${WERROR:-1}
 RES=$ROOT/build/results
 KSFT=$ROOT/build/kselftest
 rm -rf "$RES"
@@ -62,7 +66,7 @@ build() {
 	return $rc
 }
 
-sets="vm build"
+sets="vm build docs pkg"
 case " $KERNELS " in *" rt "*) sets="$sets rt" ;; esac
 case " $KERNELS " in *" debug "*) sets="$sets debug" ;; esac
 say "packages: $sets"
@@ -120,6 +124,8 @@ fi
 step htmldocs make htmldocs
 step kernel-doc make kernel-doc-check
 step install make install-check
+step versions make version-check
+step deb make deb-check
 step dkms make dkms-check
 
 # 5. The real module, per kernel.

@@ -15,7 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define ACCELCTL_VERSION	"0.1"
+/* The project's version, from VERSION through the Makefile. */
+#ifndef ACCELCTL_VERSION
+#error "ACCELCTL_VERSION is set by the Makefile from VERSION"
+#endif
 #define ACCELCTL_MODULE		"accelstream"
 
 /* ---------------------------------------------------------------- roots */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * accel/acl_compat.h - AscendCL's runtime calls for contexts, streams,
+ * libaccel/acl_compat.h - AscendCL's runtime calls for contexts, streams,
  * events, copies and memory (aclrt*), spelled the AscendCL way on top of
  * libaccel. A porting aid: a program written against acl/acl.h builds
  * with this include instead, as long as it only uses these calls (no
@@ -21,14 +21,14 @@
 #define LIBACCEL_ACL_COMPAT_H
 
 #if defined(INC_EXTERNAL_ACL_ACL_RT_H_) || defined(INC_EXTERNAL_ACL_ACL_BASE_H_)
-#error "accel/acl_compat.h replaces acl/acl.h: include one of them, not both"
+#error "libaccel/acl_compat.h replaces acl/acl.h: include one of them, not both"
 #endif
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * accel/cuda_compat.h - the CUDA runtime's stream, event, copy and memory
+ * libaccel/cuda_compat.h - the CUDA runtime's stream, event, copy and memory
  * calls, spelled the CUDA way on top of libaccel. A porting aid: a program
  * written against cuda_runtime.h builds with this include instead, and its
  * buffers get libaccel's lifetime promise. Include it instead of
@@ -23,7 +23,7 @@
 #define LIBACCEL_CUDA_COMPAT_H
 
 #if defined(__CUDA_RUNTIME_API_H__) || defined(__DRIVER_TYPES_H__)
-#error "accel/cuda_compat.h replaces cuda_runtime.h: include one of them, not both"
+#error "libaccel/cuda_compat.h replaces cuda_runtime.h: include one of them, not both"
 #endif
 
 #include <errno.h>
@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #ifdef __cplusplus
 extern "C" {
