@@ -109,9 +109,12 @@ static int env_limits(void)
 	CHECK_RET(accel_host_register(NULL, r + ps - 1, 2, 0), -ENOMEM);
 	CHECK_OK(accel_host_register(NULL, r + 1, 1, 0));
 	CHECK_RET(accel_host_register(NULL, r + ps, 1, 0), -ENOMEM);
-	/* Nothing left for a pageable copy's bounce buffer either. */
+	/* Nothing left for a staging chunk either, not even of a page. */
 	CHECK_RET(accel_memcpy_async(s, d, page, sizeof(page),
 				     ACCEL_MEMCPY_H2D), -ENOMEM);
+	/* The error names the limit, its value and how to raise it. */
+	CHECK(strstr(accel_last_error_string(), "2 MiB pinned per context"));
+	CHECK(strstr(accel_last_error_string(), "ACCEL_INPROC_MAX_PINNED_MB"));
 	/* What is released is given back. */
 	CHECK_OK(accel_host_unregister(r + 1, 0));
 	CHECK_OK(accel_host_register(NULL, r + ps, 1, 0));
@@ -120,7 +123,9 @@ static int env_limits(void)
 				     ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
 	CHECK_OK(accel_host_free(h2));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h2, MB, 0));
+	/* The staging chunk (one page here) stays pinned for reuse. */
+	CHECK_RET(accel_host_alloc(NULL, (void **)&h2, MB, 0), -ENOMEM);
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h2, MB - ps, 0));
 	munmap(r, 2 * ps);
 	ret = T_PASS;
 out:
