@@ -235,9 +235,7 @@ static void job_run(struct stage_chunk *c, struct stage_job *job)
 	 * The promise covers sources: a destination freed before the copy
 	 * finished is undefined (as in CUDA), but never a crash here.
 	 */
-	if (!ret && !accel_range_check((uintptr_t)job->dst, job->len, true))
-		memcpy(job->dst, (void *)c->r.base, job->len);
-	else if (!ret)
+	if (!ret && accel_copy_checked(job->dst, (void *)c->r.base, job->len))
 		accel_check_dst_gone(job->dst, job->len, job->kstream);
 	raise_counter(p->ctx, c->counter, job->drained);
 }
@@ -566,9 +564,7 @@ static void h2h_fn(void *arg)
 {
 	struct h2h_job *j = arg;
 
-	if (!accel_range_check((uintptr_t)j->dst, j->len, true))
-		memcpy(j->dst, j->bytes, j->len);
-	else
+	if (accel_copy_checked(j->dst, j->bytes, j->len))
 		accel_check_dst_gone(j->dst, j->len, j->kstream);
 	h2h_drop(j);
 }

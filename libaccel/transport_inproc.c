@@ -386,12 +386,26 @@ static void *stream_worker(void *arg)
 							     struct ip_region, core);
 			unsigned char *d = dst->base + e->desc.dst_offset;
 			const unsigned char *from = src->base + e->desc.src_offset;
+			/*
+			 * A registered range is the user's mapping: unlike the
+			 * module's pinned pages it goes with munmap (after a
+			 * deferred unregister, say). Copy it checked: such a
+			 * copy fails with -EFAULT instead of crashing.
+			 */
+			bool user = dst->kind == IP_REGION_USER ||
+				    src->kind == IP_REGION_USER;
+			int err = 0;
 
 			s->copying = true;
 			pthread_mutex_unlock(&c->lock);
-			memmove(d, from, e->desc.length);
+			if (user)
+				err = accel_copy_checked(d, from, e->desc.length);
+			else
+				memmove(d, from, e->desc.length);
 			pthread_mutex_lock(&c->lock);
 			s->copying = false;
+			retire_locked(s, err);
+			continue;
 		} else {
 			as_entry_execute(e);
 		}
