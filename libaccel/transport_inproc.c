@@ -33,8 +33,7 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The module's defaults (max_pinned_mb, max_device_mb), per context. */
-#define IP_PINNED_MB		4096
+/* The module's default max_device_mb; max_pinned_mb follows RAM. */
 #define IP_DEVICE_MB		1024
 #define IP_MMAP_SHIFT		12
 
@@ -1557,7 +1556,8 @@ static int inproc_open(struct accel_transport **tpp)
 	c->pid = getpid();
 	c->page_size = sysconf(_SC_PAGESIZE);
 	c->max_pinned_bytes = env_limit_mb("ACCEL_INPROC_MAX_PINNED_MB",
-					   IP_PINNED_MB);
+		as_default_pinned_mb((u64)sysconf(_SC_PHYS_PAGES) *
+				     (u64)c->page_size));
 	c->max_device_bytes = env_limit_mb("ACCEL_INPROC_MAX_DEVICE_MB",
 					   IP_DEVICE_MB);
 	node_init(&c->all_regions);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The inproc transport enforces the driver's per-context limits: pinned
- * memory (max_pinned_mb, 4096 by default) and device memory
+ * memory (max_pinned_mb, by default a quarter of RAM) and device memory
  * (max_device_mb, 1024), overridable by ACCEL_INPROC_MAX_PINNED_MB and
  * ACCEL_INPROC_MAX_DEVICE_MB, with -ENOMEM past them.
  */
@@ -53,7 +53,9 @@ static int default_device_limit(void)
 
 static int default_pinned_limit(void)
 {
-	const size_t big = 4096 * MB;
+	/* A quarter of RAM, in whole MiB, as the module's default. */
+	const size_t big = (size_t)(((unsigned long long)sysconf(_SC_PHYS_PAGES) *
+				     (unsigned long long)ps / 4) >> 20) * MB;
 	unsigned char *p;
 
 	unsetenv("ACCEL_INPROC_MAX_PINNED_MB");
