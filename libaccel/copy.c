@@ -34,7 +34,7 @@ static void warn_staging(const char *what)
 	if (atomic_exchange(&warned_staging, true))
 		return;
 	fprintf(stderr,
-		"libaccel: ACCEL_SYNC_DEBUG: a copy %s pageable memory is staged through a bounce buffer (not asynchronous on the host side); use accel_host_alloc() or accel_host_register() (reported once)\n",
+		"libaccel: ACCEL_SYNC_DEBUG: a copy %s pageable memory is staged through the pinned staging pool (the source is read before the call returns); use accel_host_alloc() or accel_host_register() (reported once)\n",
 		what);
 }
 

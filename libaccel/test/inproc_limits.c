@@ -109,6 +109,8 @@ static int env_limits(void)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(r != MAP_FAILED);
 	CHECK_RET(accel_host_register(NULL, r + ps - 1, 2, 0), -ENOMEM);
+	CHECK(strstr(accel_last_error_string(), "accel_host_register()"));
+	CHECK(strstr(accel_last_error_string(), "2 MiB pinned per context"));
 	CHECK_OK(accel_host_register(NULL, r + 1, 1, 0));
 	CHECK_RET(accel_host_register(NULL, r + ps, 1, 0), -ENOMEM);
 	/* Nothing left for a staging chunk either, not even of a page. */
