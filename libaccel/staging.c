@@ -65,6 +65,7 @@ struct stage_chunk {
 	uint32_t counter;	/* user event */
 	uint64_t assigned;	/* last counter value handed out */
 	uint32_t point;		/* after the last copy naming the chunk, or 0 */
+	uint32_t kstream;	/* the stream of the last piece handed it */
 	struct stage_job *head, *tail;
 	bool running;		/* the worker is in a job */
 	pthread_t thread;
@@ -364,12 +365,15 @@ static bool chunk_free_locked(struct accel_staging *p, struct stage_chunk *c)
 }
 
 /*
- * The chunk for the next piece: a free one if there is one (*now: the
- * caller may use it at once), else one more pinned while the pool may
- * grow, else the next in turn, whose worker will wait for it.
+ * The chunk for the next piece on @kstream: a free one if there is one
+ * (*now: the caller may use it at once), else one more pinned while the
+ * pool may grow, else one whose last piece is on the same stream (waiting
+ * for it adds no dependency the stream's order does not already have),
+ * else the next in turn: then this stream's piece waits for another
+ * stream's to reach the device (libaccel(7)).
  */
-static int chunk_pick_locked(struct accel_staging *p, struct stage_chunk **out,
-			     bool *now)
+static int chunk_pick_locked(struct accel_staging *p, uint32_t kstream,
+			     struct stage_chunk **out, bool *now)
 {
 	unsigned int i;
 	int ret;
@@ -414,6 +418,15 @@ static int chunk_pick_locked(struct accel_staging *p, struct stage_chunk **out,
 			return ret;
 		}
 		p->full = true;
+	}
+	for (i = 0; i < p->nchunks; i++) {
+		struct stage_chunk *c = &p->chunks[(p->next + i) % p->nchunks];
+
+		if (c->kstream == kstream) {
+			*out = c;
+			*now = false;
+			return 0;
+		}
 	}
 	*out = &p->chunks[p->next++ % p->nchunks];
 	*now = false;
@@ -471,7 +484,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 
 	size_t len;
 
-	ret = chunk_pick_locked(p, &c, &now);
+	ret = chunk_pick_locked(p, kstream, &c, &now);
 	if (ret)
 		return ret;
 	/* The pool's first chunk may have come out smaller than asked. */
@@ -530,6 +543,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	} else {
 		c->point = point;
 	}
+	c->kstream = kstream;
 	if (job)
 		job_queue_locked(p, c, job);
 	return 0;

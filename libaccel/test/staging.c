@@ -258,6 +258,62 @@ out:
 }
 
 /*
+ * With every chunk busy, a stream's piece takes a chunk its own stream
+ * used last: a stream whose gate opens finishes while another stays
+ * gated (a chunk taken in turn would have made it wait for the other).
+ */
+static int streams_stay_independent(void)
+{
+	const size_t n = 16 * KB;
+	unsigned char *src, *out, *da, *db;
+	accel_event_t ga, gb;
+	accel_stream_t a, b;
+	int i, ret = T_FAIL;
+
+	if (staging_env("16", "2"))
+		return T_FAIL;
+	src = malloc(n);
+	if (!src || !t_ctx() || accel_stream_create(NULL, 0, 0, &a) ||
+	    accel_stream_create(NULL, 0, 0, &b) ||
+	    accel_malloc(NULL, (void **)&da, n) ||
+	    accel_malloc(NULL, (void **)&db, n) ||
+	    accel_host_alloc(NULL, (void **)&out, n, 0) ||
+	    t_gate(a, &ga) || t_gate(b, &gb))
+		goto out;
+	/* A takes one chunk, B the other, then A three more pieces. */
+	t_fill(src, n, 1);
+	if (accel_memcpy_async(a, da, src, n, ACCEL_MEMCPY_H2D))
+		goto out;
+	if (accel_memcpy_async(b, db, src, n, ACCEL_MEMCPY_H2D))
+		goto out;
+	for (i = 2; i < 5; i++) {
+		t_fill(src, n, (unsigned int)i);
+		if (accel_memcpy_async(a, da, src, n, ACCEL_MEMCPY_H2D))
+			goto out;
+	}
+	if (accel_memcpy_async(a, out, da, n, ACCEL_MEMCPY_D2H) ||
+	    t_gate_open(ga))
+		goto out;
+	/* Not a timing check: a generous bound on what would be a hang. */
+	ret = accel_stream_synchronize(a, 60 * T_SEC);
+	if (ret) {
+		printf("# stream A: %s while B is gated\n", accel_strerror(ret));
+		ret = T_FAIL;
+		goto out;
+	}
+	ret = T_FAIL;
+	if (!t_check_fill(out, n, 4))
+		goto out;
+	if (t_gate_open(gb) || accel_stream_synchronize(b, 60 * T_SEC))
+		goto out;
+	ret = T_PASS;
+out:
+	free(src);
+	staging_env_reset();
+	return ret;
+}
+
+/*
  * Bounded: pageable copies queued behind a gate pin no more than the pool
  * (4 chunks of 4 MiB, the default), however many; the queue's bytes wait
  * in ordinary memory. Read from what the process has pinned and locked
@@ -578,7 +634,8 @@ int main(void)
 {
 	static const struct t_case cases[] = {
 		T(unreadable_source), T(exact_across_boundaries),
-		T(order_kept), T(pinned_bounded_behind_gate), T(pool_reused),
+		T(order_kept), T(streams_stay_independent),
+		T(pinned_bounded_behind_gate), T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
 	};
