@@ -157,10 +157,11 @@ enum accel_memcpy_kind {
 /*
  * Queue a copy of @bytes on @stream (cudaMemcpyAsync). Pinned (host
  * alloc or registered) host memory is copied asynchronously. A pageable
- * source is copied into a library bounce buffer before the call returns,
- * so the caller may free it at once (that part is synchronous). A pageable
- * destination is filled after the copy retires, by a host function on the
- * stream.
+ * source is read before the call returns (into the context's pinned
+ * staging chunks, libaccel(7)), so the caller may free it at once (that
+ * part is synchronous); one that cannot be read is -EFAULT. A pageable
+ * destination is filled from a staging chunk after the copy into it
+ * retired, before the stream goes on; the promise covers sources only.
  */
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind);
