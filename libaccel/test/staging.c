@@ -419,7 +419,8 @@ out:
 
 /*
  * The cuda backend registers each chunk with CUDA once (the stand-in
- * libcudart counts): not once per copy, and not never.
+ * libcudart counts): not once per copy, and not never (the bounce buffers
+ * before the pool were never registered).
  */
 static int chunks_cuda_registered_once(void)
 {
@@ -427,7 +428,7 @@ static int chunks_cuda_registered_once(void)
 	const char *lib = getenv("ACCEL_CUDART");
 	const size_t n = 5 * 64 * KB;
 	unsigned char *src, *dev;
-	long r0, r1, r2, live;
+	long r0, r1, r2;
 	accel_stream_t s;
 	void *h;
 	int i;
@@ -456,15 +457,16 @@ static int chunks_cuda_registered_once(void)
 	for (i = 0; i < 3; i++)
 		CHECK_OK(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	r1 = regs(&live);
+	r1 = regs(NULL);
 	for (i = 0; i < 5; i++)
 		CHECK_OK(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 	r2 = regs(NULL);
-	printf("# cudaHostRegister calls: %ld for the pool, %ld after\n",
+	printf("# cudaHostRegister calls: %ld, then %ld, for 40 pieces\n",
 	       r1 - r0, r2 - r1);
-	CHECK(r1 - r0 >= 1 && r1 - r0 <= 3);
-	CHECK(r2 == r1);
+	/* Chunks are pinned lazily, at most 3 of them, each once. */
+	CHECK(r1 - r0 >= 1);
+	CHECK(r2 - r0 <= 3);
 	free(src);
 	staging_env_reset();
 	return T_PASS;
