@@ -27,8 +27,9 @@
  * runs its chunk's jobs in that order, so a job only ever waits for work
  * queued before it: nothing in the pool waits for the caller.
  *
- * Lock order: pool->lock, then the transport's own locks (a submit under
- * it). ctx->lock is never taken with pool->lock held. Workers hold no lock
+ * Lock order: pool->lock, then the transport's and the cuda backend's own
+ * locks (a submit, an event ioctl, pinning a chunk, all under it).
+ * ctx->lock is never taken with pool->lock held. Workers hold no lock
  * while they wait or copy.
  */
 #define _GNU_SOURCE
