@@ -209,6 +209,13 @@ void as_wait_item_fini(struct as_wait_item *it, struct as_release *rel);
 int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
 		  u32 *first);
 
+/*
+ * The default of the per-context pin limit (max_pinned_mb), from the
+ * machine's RAM in bytes: a quarter of it, in MiB, at least 1.
+ */
+#define AS_DEFAULT_PINNED_DIV	4
+u32 as_default_pinned_mb(u64 ram_bytes);
+
 /* Limits shared by both shells. */
 #define AS_MAX_STREAMS		1024
 #define AS_MAX_EVENTS		65536

@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
@@ -23,10 +24,11 @@
 
 #include "as_drv.h"
 
-static unsigned int max_pinned_mb = 4096;
+/* 0 at load: a quarter of RAM (as_default_pinned_mb()), set in as_init(). */
+static unsigned int max_pinned_mb;
 module_param(max_pinned_mb, uint, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
-		 "Most host memory one context may pin, MiB (RLIMIT_MEMLOCK also applies)");
+		 "Most host memory one context may pin, MiB (default: a quarter of RAM; RLIMIT_MEMLOCK also applies)");
 
 static unsigned int max_device_mb = 1024;
 module_param(max_device_mb, uint, 0644);
@@ -517,6 +519,9 @@ static int __init as_init(void)
 {
 	int ret;
 
+	if (!max_pinned_mb)
+		max_pinned_mb = as_default_pinned_mb((u64)totalram_pages() <<
+						     PAGE_SHIFT);
 	as_wq = alloc_workqueue("accelstream", WQ_UNBOUND, 0);
 	if (!as_wq)
 		return -ENOMEM;

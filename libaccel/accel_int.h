@@ -77,6 +77,7 @@ struct accel_region {
 };
 
 struct accel_hostfn_job;
+struct accel_staging;
 
 struct accel_ctx {
 	struct accel_obj obj;
@@ -110,6 +111,9 @@ struct accel_ctx {
 
 	/* The backend: NULL for cpu, the CUDA executor for cuda. */
 	struct accel_cuda *cuda;
+
+	/* Pageable copies' pinned chunks (staging.c), made on first use. */
+	struct accel_staging *staging;
 };
 
 /* Streams and events of a context, so that destroying it kills them. */
@@ -236,6 +240,12 @@ int accel_check_src(struct accel_ctx *ctx, accel_stream_t stream,
 		    const struct accel_region *r, void **token);
 void accel_check_done(void *token);
 void accel_check_forget(uintptr_t base, size_t len);
+/*
+ * A pageable destination that can no longer be written when its copy
+ * finished (freed or unmapped before the synchronize): nothing is
+ * written; under ACCEL_CHECK the mode's report says so.
+ */
+void accel_check_dst_gone(void *dst, size_t len, uint32_t kstream);
 
 /*
  * accel_last_error_string() is about the thread's last call only: every

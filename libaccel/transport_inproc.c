@@ -33,8 +33,7 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The module's defaults (max_pinned_mb, max_device_mb), per context. */
-#define IP_PINNED_MB		4096
+/* The module's default max_device_mb; max_pinned_mb follows RAM. */
 #define IP_DEVICE_MB		1024
 #define IP_MMAP_SHIFT		12
 
@@ -386,12 +385,26 @@ static void *stream_worker(void *arg)
 							     struct ip_region, core);
 			unsigned char *d = dst->base + e->desc.dst_offset;
 			const unsigned char *from = src->base + e->desc.src_offset;
+			/*
+			 * A registered range is the user's mapping: unlike the
+			 * module's pinned pages it goes with munmap (after a
+			 * deferred unregister, say). Copy it checked: such a
+			 * copy fails with -EFAULT instead of crashing.
+			 */
+			bool user = dst->kind == IP_REGION_USER ||
+				    src->kind == IP_REGION_USER;
+			int err = 0;
 
 			s->copying = true;
 			pthread_mutex_unlock(&c->lock);
-			memmove(d, from, e->desc.length);
+			if (user)
+				err = accel_copy_checked(d, from, e->desc.length);
+			else
+				memmove(d, from, e->desc.length);
 			pthread_mutex_lock(&c->lock);
 			s->copying = false;
+			retire_locked(s, err);
+			continue;
 		} else {
 			as_entry_execute(e);
 		}
@@ -1543,7 +1556,8 @@ static int inproc_open(struct accel_transport **tpp)
 	c->pid = getpid();
 	c->page_size = sysconf(_SC_PAGESIZE);
 	c->max_pinned_bytes = env_limit_mb("ACCEL_INPROC_MAX_PINNED_MB",
-					   IP_PINNED_MB);
+		as_default_pinned_mb((u64)sysconf(_SC_PHYS_PAGES) *
+				     (u64)c->page_size));
 	c->max_device_bytes = env_limit_mb("ACCEL_INPROC_MAX_DEVICE_MB",
 					   IP_DEVICE_MB);
 	node_init(&c->all_regions);

@@ -551,13 +551,15 @@ enum accel_memcpy_kind {
  * Queues a copy of bytes @bytes. @kind is ACCEL_MEMCPY_H2D, D2H, D2D, H2H,
  * or DEFAULT (inferred from the pointers). Pointers are resolved to the
  * context's regions: device allocations, pinned allocations, registered
- * ranges; any other host pointer is pageable. A pageable source is copied
- * into a library-owned pinned bounce buffer before the call returns, so the
- * caller may reuse or free it at once; this part is therefore not
- * asynchronous with respect to the source (ACCEL_SYNC_DEBUG=1 warns once). A
- * pageable destination is filled by a host function on the @stream after the
- * copy retires. A copy of 0 @bytes does nothing. Pinned source buffers freed
- * while queued keep their @bytes (see accel_host_free(3)).
+ * ranges; any other host pointer is pageable. A pageable source is read
+ * before the call returns (into the context's pinned staging chunks, see
+ * libaccel(7)), so the caller may reuse or free it at once; this part is
+ * therefore not asynchronous with respect to the source (ACCEL_SYNC_DEBUG=1
+ * warns once); one that cannot be read is -EFAULT. A pageable destination is
+ * filled from a staging chunk after the copy into it retired, before the
+ * stream goes on; the lifetime promise covers sources only. A copy of 0
+ * @bytes does nothing. Pinned source buffers freed while queued keep their
+ * @bytes (see accel_host_free(3)).
  *
  * CUDA / AscendCL: cudaMemcpyAsync, aclrtMemcpyAsync
  *
@@ -570,7 +572,10 @@ enum accel_memcpy_kind {
  * * %-EAGAIN - the @stream's queue is full
  * * %-ENOENT - @stream is stale or unknown, or a buffer was freed
  *   concurrently
- * * %-ENOMEM - no memory for a bounce buffer
+ * * %-EFAULT - a pageable source cannot be read, or a pageable destination
+ *   cannot be written
+ * * %-ENOMEM - no memory for staging, or the pinning limit allows not even
+ *   one staging chunk (accel_last_error_string(3) names the limit)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  */
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
