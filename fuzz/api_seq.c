@@ -158,6 +158,9 @@ struct xbuf {
 struct xstale {
 	void *p;
 	size_t len;
+	/* A PROT_NONE mapping holding the hole, so that nothing reuses it. */
+	void *hold;
+	size_t hold_len;
 };
 
 /* A copy queued and not yet known to be retired. */
@@ -623,9 +626,36 @@ static int free_buf_slot(void)
 	return -1;
 }
 
+static void stale_drop(struct xstale *s)
+{
+	if (s->hold)
+		munmap(s->hold, s->hold_len);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Remember freed memory for stale-pointer calls, and hold its hole with a
+ * PROT_NONE mapping: an mmap() of the library's own (a thread stack, a
+ * bounce buffer) must not land there and make the stale pointer valid.
+ */
 static void stale_push(void *p, size_t len)
 {
-	st.stale[st.nstale % NSTALE] = (struct xstale){ p, len };
+	struct xstale *s = &st.stale[st.nstale % NSTALE];
+	uintptr_t a = page_floor((uintptr_t)p);
+	size_t n = page_ceil((uintptr_t)p + (len ? len : 1)) - a;
+	void *q;
+
+	stale_drop(s);
+	s->p = p;
+	s->len = len;
+	q = mmap((void *)a, n, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (q == (void *)a) {
+		s->hold = q;
+		s->hold_len = n;
+	} else if (q != MAP_FAILED) {
+		munmap(q, n);
+	}
 	st.nstale++;
 }
 
@@ -2052,6 +2082,8 @@ static void teardown(void)
 			buf_forget(i, false);
 	}
 	check_pins("every context destroyed");
+	for (i = 0; i < NSTALE; i++)
+		stale_drop(&st.stale[i]);
 	munmap(st.protnone, st.page);
 }
 
