@@ -246,8 +246,8 @@ static void run_dir(const char *dir)
 static void run_path(const char *path)
 {
 	struct stat sb;
-	uint8_t *data;
-	size_t len;
+	uint8_t *data = NULL;
+	size_t len = 0;
 	char *repro;
 
 	if (stat(path, &sb)) {
