@@ -86,6 +86,7 @@ step core-fuzz make -C fuzz core-fuzz-run SECONDS="${CORE_FUZZ_SECONDS:-30}"
 # committed corpus, the regression inputs and seeded sequences replayed.
 step api-fuzz make -C fuzz api-fuzz-run SECONDS="${API_FUZZ_SECONDS:-30}"
 step api-replay make -C fuzz api-replay-run API_SEED="${API_SEED:-20261201}"
+step api-pins make -C fuzz api-pins-run API_SEED="${API_SEED:-20261201}"
 
 # 2. libaccel over the in-process transport: each test program's TAP kept.
 libaccel_tests() { (cd libaccel/test && ls ./*.c | sed 's|^\./||; s|\.c$||'); }
