@@ -155,6 +155,18 @@ struct xbuf {
 	unsigned int order_step;
 };
 
+/*
+ * A registration that outlived the buffer under it (another context's
+ * pinned buffer, freed with that context): the module keeps its pages
+ * pinned until it is unregistered or its own context goes.
+ */
+struct xorphan {
+	bool live;
+	int ctx;
+	unsigned char *start;
+	size_t span;
+};
+
 struct xstale {
 	void *p;
 	size_t len;
@@ -199,6 +211,7 @@ static struct {
 	struct xev ev[NEV];
 	struct xbuf buf[NBUF];
 	struct xstale stale[NSTALE];
+	struct xorphan orphan[NBUF * 2];
 	unsigned int nstale;
 	struct xpend pend[NPEND];
 	unsigned int npend;
@@ -359,8 +372,15 @@ static long long pinned_expected(void)
 	}
 	for (i = 0; i < n; i++)
 		sum += sp[i].b - sp[i].a;
+	/* Over inproc the munmap() took the orphan's mlock() with it. */
+	for (i = 0; i < NBUF * 2; i++)
+		if (st.orphan[i].live)
+			host += st.orphan[i].span;
 	if (st.kernel)
 		return host + sum;
+	for (i = 0; i < NBUF * 2; i++)
+		if (st.orphan[i].live)
+			host -= st.orphan[i].span;
 	qsort(sp, n, sizeof(sp[0]), span_cmp);
 	sum = host;
 	for (i = 0; i < n; i++) {
@@ -676,6 +696,21 @@ static void buf_forget(int i, bool push_stale)
 			st.pend[k].dbuf = -1;
 		if (st.pend[k].sbuf == i)
 			st.pend[k].sbuf = -1;
+	}
+	for (k = 0; k < 2; k++) {
+		struct xreg *r = &b->reg[k];
+		unsigned int o;
+
+		if (!r->live)
+			continue;
+		for (o = 0; o < NBUF * 2 && st.orphan[o].live; o++)
+			;
+		if (o == NBUF * 2)
+			continue;
+		st.orphan[o] = (struct xorphan){
+			.live = true, .ctx = r->ctx, .start = b->p + r->off,
+			.span = page_ceil((uintptr_t)b->p + r->off + r->len) -
+				page_floor((uintptr_t)b->p + r->off) };
 	}
 	if (push_stale)
 		stale_push(b->p, b->len);
@@ -993,6 +1028,9 @@ static bool reg_start_taken(const void *p)
 			if (st.buf[i].reg[j].live &&
 			    st.buf[i].p + st.buf[i].reg[j].off == p)
 				return true;
+	for (i = 0; i < NBUF * 2; i++)
+		if (st.orphan[i].live && st.orphan[i].start == p)
+			return true;
 	return false;
 }
 
@@ -1083,6 +1121,13 @@ static void op_unregister(struct in *in)
 	r = accel_host_unregister(p, flags);
 	trace("accel_host_unregister(%p, %#x) = %s%s", p, flags, err(r),
 	      bi >= 0 ? "" : " (not a registered start)");
+	if (!r && bi < 0) {
+		for (i = 0; i < NBUF * 2; i++)
+			if (st.orphan[i].live && st.orphan[i].start == p) {
+				st.orphan[i].live = false;
+				return;
+			}
+	}
 	if (!r) {
 		if (bi < 0)
 			violation("accel_host_unregister(%p) returned 0, but no range starts there", p);
@@ -1498,6 +1543,9 @@ static void ctx_gone(int c)
 	for (i = 0; i < NEV; i++)
 		if (st.ev[i].live && st.ev[i].ctx == c)
 			st.ev[i].live = false;
+	for (i = 0; i < NBUF * 2; i++)
+		if (st.orphan[i].live && st.orphan[i].ctx == c)
+			st.orphan[i].live = false;
 	for (i = 0; i < NFN; i++)
 		if (st.fn[i].ctx == c)
 			st.fn[i].live = false;
