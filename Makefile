@@ -29,7 +29,7 @@ include mk/pkg.mk
 KDIR ?= $(VM_KDIR)
 KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt debug)
 
-.PHONY: all user module unit check run clean help deps fuzz
+.PHONY: all user module unit check run clean help deps fuzz fuzz-api
 
 all: module user
 
@@ -67,6 +67,14 @@ run:
 fuzz:
 	SECONDS='$(or $(SECONDS),300)' $(if $(SEED),SEED='$(SEED)') \
 		fuzz/run-vm.sh $(if $(filter command line,$(origin KERNEL)),$(KERNEL),debug)
+
+# make fuzz-api [SECONDS=N] [API_SEED=S API_COUNT=N]: libFuzzer on
+# libaccel's API (inproc) for N seconds, then the corpus and N seeded
+# sequences replayed. Crash inputs land in build/fuzz/api-artifacts.
+fuzz-api:
+	$(MAKE) -C fuzz api-fuzz-run SECONDS='$(or $(SECONDS),300)'
+	$(MAKE) -C fuzz api-replay-run $(if $(API_SEED),API_SEED='$(API_SEED)') \
+		$(if $(API_COUNT),API_COUNT='$(API_COUNT)')
 
 clean:
 	$(if $(KDIR),-$(MAKE) -C $(KDIR) M=$(TOP) clean)

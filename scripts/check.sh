@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test of accelstream, from the fastest to the real one.
-#   1. unit tests of the pure core (userspace, ASan+UBSan)
+#   1. unit tests of the pure core (userspace, ASan+UBSan), libFuzzer on the
+#      core and on libaccel's API (call sequences, replayed in the VM too)
 #   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan),
 #      and its man pages against the errnos the suite provokes
 #   3. accelctl's parser and fixture tests
@@ -86,6 +87,11 @@ core_test() {
 step core core_test
 # libFuzzer on the core's validation and ABI parsing, bounded.
 step core-fuzz make -C fuzz core-fuzz-run SECONDS="${CORE_FUZZ_SECONDS:-30}"
+# libaccel's public API: libFuzzer on call sequences (inproc), then the
+# committed corpus, the regression inputs and seeded sequences replayed.
+step api-fuzz make -C fuzz api-fuzz-run SECONDS="${API_FUZZ_SECONDS:-30}"
+step api-replay make -C fuzz api-replay-run API_SEED="${API_SEED:-20261201}"
+step api-pins make -C fuzz api-pins-run API_SEED="${API_SEED:-20261201}"
 
 # 2. libaccel over the in-process transport: each test program's TAP kept.
 libaccel_tests() { (cd libaccel/test && ls ./*.c | sed 's|^\./||; s|\.c$||'); }
@@ -165,6 +171,8 @@ vm_payload() {
 			case $t in *.sh|*.out) continue ;; esac
 			echo "$t ACCEL_TRANSPORT=kernel sh /payload/bin/seed-check.sh /payload/bin/$t"
 		done
+		# The API call sequences of make check's api-replay step.
+		echo "api_replay ACCEL_TRANSPORT=kernel ACCEL_FUZZ_POOL_BYTES=16777216 api_replay --timeout 120 /payload/bin/api-corpus /payload/bin/api-regress --seed ${API_SEED:-20261201} --count ${API_VM_COUNT:-20}"
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
 		# random sizes fail with -ENOMEM instead of exhausting the guest.
