@@ -548,6 +548,7 @@ TEST_F(query, visibility)
 	struct accel_ctx_info *c;
 	uint32_t root_id, child_id = 0, n;
 	int status, out[2];
+	ssize_t got;
 	pid_t pid;
 
 	if (geteuid() != 0)
@@ -562,16 +563,15 @@ TEST_F(query, visibility)
 		_exit(nobody_child(self->fd, root_id, out[1]));
 	}
 	close(out[1]);
-	ASSERT_EQ((ssize_t)sizeof(child_id), read(out[0], &child_id,
-						   sizeof(child_id)));
-	/* The child has exited or is about to: its context may be gone. */
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	got = read(out[0], &child_id, sizeof(child_id));
 	close(out[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status)) {
 		TH_LOG("the uid %d child failed at step %d", NOBODY,
 		       WEXITSTATUS(status));
 	}
+	ASSERT_EQ((ssize_t)sizeof(child_id), got);
 	EXPECT_NE(0u, child_id);
 
 	/* Root sees a context of another user while it is open. */

@@ -123,28 +123,27 @@ static bool param_eq(const char *a, size_t alen, const char *b, size_t blen)
 
 /*
  * The kernel ignores unknown parameters with a line in dmesg and loads
- * anyway: check every name against the module's (modinfo's parm and
- * parmtype entries) before loading, and say which names it has.
+ * anyway: check every name against the module's (modinfo's parmtype
+ * entries) before loading, and say which names it has. A file whose
+ * modinfo cannot be read is left to the insertion, which fails on it
+ * with the error that explain_insert_error() words.
  */
 static int check_params(struct kmod_module *mod, int argc, char *argv[])
 {
 	struct kmod_list *info = NULL, *l;
 	char known[1024] = "";
 	size_t klen = 0;
-	int i, ret;
+	int i, ret = 0;
 
-	ret = kmod_module_get_info(mod, &info);
-	if (ret < 0) {
-		accelctl_err("%s: cannot read the module's parameters (modinfo): %s",
-			     kmod_module_get_name(mod), strerror(-ret));
-		return ret;
-	}
+	/* Unreadable (not a module, say): the insertion's error explains it. */
+	if (kmod_module_get_info(mod, &info) < 0)
+		return 0;
 	kmod_list_foreach(l, info) {
 		const char *key = kmod_module_info_get_key(l);
 		const char *val = kmod_module_info_get_value(l);
 		const char *colon = val ? strchr(val, ':') : NULL;
 
-		/* parmtype first names every parameter; parm repeats most. */
+		/* parmtype names every parameter (parm only described ones). */
 		if (strcmp(key, "parmtype") || !colon ||
 		    klen + (colon - val) + 3 >= sizeof(known))
 			continue;
