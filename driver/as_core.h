@@ -226,4 +226,13 @@ u32 as_default_pinned_mb(u64 ram_bytes);
 #define AS_GREATEST_PRIORITY	(-1)
 #define AS_LEAST_PRIORITY	0
 
+/* Introspection (ACCEL_IOC_QUERY). */
+u32 as_query_entry_size(u32 kind);
+int as_check_query(const struct accel_query *q);
+bool as_query_visible(bool self, bool same_uid, bool admin);
+void as_stream_info_init(struct accel_stream_info *out,
+			 const struct as_timeline *tl, const struct as_queue *q);
+void as_region_info_init(struct accel_region_info *out,
+			 const struct as_region *r);
+
 #endif /* _AS_CORE_H */

@@ -255,7 +255,8 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 	info.caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
 		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
 		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL |
-		    ACCEL_CAP_DEFERRED_RELEASE | ACCEL_CAP_EXECUTOR;
+		    ACCEL_CAP_DEFERRED_RELEASE | ACCEL_CAP_EXECUTOR |
+		    ACCEL_CAP_QUERY;
 	info.max_streams = AS_MAX_STREAMS;
 	info.max_events = AS_MAX_EVENTS;
 	info.max_regions = AS_MAX_REGIONS;
@@ -295,6 +296,8 @@ static int as_open(struct inode *inode, struct file *file)
 	ctx->max_pinned_bytes = (u64)READ_ONCE(max_pinned_mb) << 20;
 	ctx->max_device_bytes = (u64)READ_ONCE(max_device_mb) << 20;
 	ctx->tgid = task_tgid_nr(current);
+	ctx->pid = get_pid(task_tgid(current));
+	ctx->uid = current_euid();
 	get_task_comm(ctx->comm, current);
 	ctx->mm = current->mm;
 	if (ctx->mm)
@@ -375,6 +378,7 @@ static int as_release(struct inode *inode, struct file *file)
 
 	xa_destroy(&ctx->handles);
 	free_uid(ctx->user);
+	put_pid(ctx->pid);
 	if (ctx->mm)
 		mmdrop(ctx->mm);
 	kfree(ctx);
@@ -392,6 +396,8 @@ static long as_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case ACCEL_IOC_GET_INFO:
 		return as_get_info_ioctl(ctx, uarg);
+	case ACCEL_IOC_QUERY:
+		return as_query_ioctl(ctx, uarg);
 	case ACCEL_IOC_MEM_REGISTER:
 		return as_mem_register_ioctl(ctx, uarg);
 	case ACCEL_IOC_MEM_ALLOC:
@@ -512,6 +518,7 @@ static struct miscdevice as_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = AS_DRV_NAME,
 	.fops = &as_fops,
+	.groups = as_sysfs_groups,
 	.mode = 0660,
 };
 

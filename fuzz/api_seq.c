@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * api_seq: a byte string read as a sequence of libaccel calls, with the
- * oracles that judge it. Only the public API (accel.h) is used.
+ * oracles that judge it. Only the public API (libaccel.h) is used.
  *
  * Each step takes an opcode byte and its operands from the input: contexts,
  * streams and events created and destroyed (handles kept after destroy, so
@@ -55,7 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accel.h"
+#include "libaccel.h"
 #include "api_seq.h"
 
 #define NCTX	3
