@@ -6,9 +6,13 @@
 #   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan)
 #   3. accelctl's parser and fixture tests
 #   4. the documentation (Sphinx, kernel-doc), make install and DKMS
-#   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
-#      warnings, then one VM boot running the kselftest suites, the libaccel
-#      suite over the kernel transport and accelctl's own tests
+#   5. the kselftests built and installed in a kernel tree the kernel's way
+#      (6.1 and 6.12 harness), and a planted failing kselftest that must
+#      fail a VM run; then per kernel in $KERNELS (stock, rt, debug): the
+#      module built with W=1 and no warnings, then one VM boot running the
+#      kselftest suites (directly and through the kernel's
+#      run_kselftest.sh), the libaccel suite over the kernel transport and
+#      accelctl's own tests
 # Every step's TAP lands in build/results/; the last line printed is the
 # "N passed, N failed" total over all of them. Exit 0 only when nothing
 # failed.
@@ -68,6 +72,7 @@ say "packages: $sets"
 scripts/deps.sh $sets || { echo "check: installing packages failed" >&2; exit 1; }
 
 build kselftest-headers scripts/vm/kselftest-headers.sh "$KSFT"
+build kselftest-6.12-headers scripts/vm/kselftest-headers.sh "" 6.12
 
 # 1. The pure core, compiled from the file the module builds.
 core_test() {
@@ -114,6 +119,15 @@ step kernel-doc make kernel-doc-check
 step install make install-check
 step dkms make dkms-check
 
+# The kselftests the kernel's way: copied into linux-source-6.1's
+# tools/testing/selftests (drivers/accelstream and accelstream), built and
+# installed by its Makefile with 6.1's and 6.12's harness, run on this
+# host (no module: all skip); the installs go into every VM run below.
+# Then the runner's own test: a planted failing kselftest fails a VM run.
+KSFT_TREE=$ROOT/build/ksft-tree
+step kselftest-tree scripts/vm/ksft-host-check.sh "$KSFT_TREE"
+step vm-runner-check scripts/vm/ksft-runner-check.sh "$ROOT/build/ksft-runner-check"
+
 # 5. The real module, per kernel.
 vm_payload() {
 	local kernel=$1 p=$2 kdir
@@ -122,7 +136,11 @@ vm_payload() {
 	mkdir -p "$p/bin" "$p/modules"
 	make module KDIR="$kdir" || return 1
 	cp driver/accelstream.ko "$p/modules/"
-	make -C selftests/accelstream OUTPUT="$p/bin" KSFT_INC="$KSFT" || return 1
+	make -C selftests/accelstream OUTPUT="$p/bin" || return 1
+	for h in 6.1 6.12; do
+		cp -a "$KSFT_TREE/drivers-$h/linux/tools/testing/selftests/kselftest_install" \
+			"$p/kselftest-$h" || return 1
+	done
 	if [ -f libaccel/Makefile ]; then
 		make -C libaccel vm-tests OUT="$p/bin" || return 1
 	fi
@@ -143,6 +161,10 @@ vm_payload() {
 			case $t in *.sh) continue ;; esac
 			echo "$t ACCEL_TRANSPORT=kernel $t"
 		done
+		# The same suite under the kernel's runner, as installed by
+		# make -C tools/testing/selftests TARGETS=drivers/accelstream install.
+		echo "kselftest-6.1 /payload/kselftest-6.1/run_kselftest.sh"
+		echo "kselftest-6.12 /payload/kselftest-6.12/run_kselftest.sh"
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
 		# random sizes fail with -ENOMEM instead of exhausting the guest.
