@@ -133,6 +133,17 @@ if [ $rc -ne 0 ] && grep -q '^accelstream.h not found' "$out"; then
 else
 	result FAIL "a copy without the uapi header: exit $rc" "$out"
 fi
+# The header where "make headers" puts it, with the driver in the tree:
+# found through KHDR_INCLUDES, the copy needs no link then.
+mkdir -p "$work/nolink/usr/include/linux"
+cp "$ROOT/uapi/accelstream.h" "$work/nolink/usr/include/linux/"
+out=$work/khdr.out
+if make -C "$work/nolink/$sel" TARGETS=drivers/accelstream > "$out" 2>&1 &&
+	grep -q "iquote $work/nolink/usr/include/linux" "$out"; then
+	result OK "the uapi header among the kernel's installed headers (KHDR_INCLUDES)"
+else
+	result FAIL "the uapi header among the kernel's installed headers (KHDR_INCLUDES)" "$out"
+fi
 rm -rf "$work/nolink" "$fresh"
 
 echo "1..$n"
