@@ -137,6 +137,7 @@ vm_payload() {
 	make module KDIR="$kdir" || return 1
 	cp driver/accelstream.ko "$p/modules/"
 	make -C selftests/accelstream OUTPUT="$p/bin" || return 1
+	cp scripts/vm/ksft-check/nodebugfs.sh "$p/bin/ksft-nodebugfs.sh"
 	for h in 6.1 6.12; do
 		cp -a "$KSFT_TREE/drivers-$h/linux/tools/testing/selftests/kselftest_install" \
 			"$p/kselftest-$h" || return 1
@@ -165,6 +166,7 @@ vm_payload() {
 		# make -C tools/testing/selftests TARGETS=drivers/accelstream install.
 		echo "kselftest-6.1 /payload/kselftest-6.1/run_kselftest.sh"
 		echo "kselftest-6.12 /payload/kselftest-6.12/run_kselftest.sh"
+		echo "ksft-nodebugfs ksft-nodebugfs.sh"
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
 		# random sizes fail with -ENOMEM instead of exhausting the guest.
