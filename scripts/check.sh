@@ -10,9 +10,13 @@
 #   4. the documentation (Sphinx, kernel-doc), make install, every version
 #      string, the Debian packages (build, lintian, dpkg -i, a consumer,
 #      dkms build of the packaged source) and DKMS
-#   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
-#      warnings, then one VM boot running the kselftest suites, the libaccel
-#      suite over the kernel transport and accelctl's own tests
+#   5. the kselftests built and installed in a kernel tree the kernel's way
+#      (6.1 and 6.12 harness), and a planted failing kselftest that must
+#      fail a VM run; then per kernel in $KERNELS (stock, rt, debug): the
+#      module built with W=1 and no warnings, then one VM boot running the
+#      kselftest suites (directly and through the kernel's
+#      run_kselftest.sh), the libaccel suite over the kernel transport and
+#      accelctl's own tests
 # Every step's TAP lands in build/results/; the last line printed is the
 # "N passed, N failed" total over all of them. Exit 0 only when nothing
 # failed.
@@ -74,6 +78,7 @@ say "packages: $sets"
 scripts/deps.sh $sets || { echo "check: installing packages failed" >&2; exit 1; }
 
 build kselftest-headers scripts/vm/kselftest-headers.sh "$KSFT"
+build kselftest-6.12-headers scripts/vm/kselftest-headers.sh "" 6.12
 
 # 1. The pure core, compiled from the file the module builds.
 core_test() {
@@ -134,6 +139,15 @@ step versions make version-check
 step deb make deb-check
 step dkms make dkms-check
 
+# The kselftests the kernel's way: copied into linux-source-6.1's
+# tools/testing/selftests (drivers/accelstream and accelstream), built and
+# installed by its Makefile with 6.1's and 6.12's harness, run on this
+# host (no module: all skip); the installs go into every VM run below.
+# Then the runner's own test: a planted failing kselftest fails a VM run.
+KSFT_TREE=$ROOT/build/ksft-tree
+step kselftest-tree scripts/vm/ksft-host-check.sh "$KSFT_TREE"
+step vm-runner-check scripts/vm/ksft-runner-check.sh "$ROOT/build/ksft-runner-check"
+
 # 5. The real module, per kernel.
 vm_payload() {
 	local kernel=$1 p=$2 kdir
@@ -142,7 +156,12 @@ vm_payload() {
 	mkdir -p "$p/bin" "$p/modules"
 	make module KDIR="$kdir" || return 1
 	cp driver/accelstream.ko "$p/modules/"
-	make -C selftests/accelstream OUTPUT="$p/bin" KSFT_INC="$KSFT" || return 1
+	make -C selftests/accelstream OUTPUT="$p/bin" || return 1
+	cp scripts/vm/ksft-check/nodebugfs.sh "$p/bin/ksft-nodebugfs.sh"
+	for h in 6.1 6.12; do
+		cp -a "$KSFT_TREE/drivers-$h/linux/tools/testing/selftests/kselftest_install" \
+			"$p/kselftest-$h" || return 1
+	done
 	if [ -f libaccel/Makefile ]; then
 		make -C libaccel vm-tests OUT="$p/bin" || return 1
 	fi
@@ -173,6 +192,11 @@ vm_payload() {
 		done
 		# The API call sequences of make check's api-replay step.
 		echo "api_replay ACCEL_TRANSPORT=kernel ACCEL_FUZZ_POOL_BYTES=16777216 api_replay --timeout 120 /payload/bin/api-corpus /payload/bin/api-regress --seed ${API_SEED:-20261201} --count ${API_VM_COUNT:-20}"
+		# The same suite under the kernel's runner, as installed by
+		# make -C tools/testing/selftests TARGETS=drivers/accelstream install.
+		echo "kselftest-6.1 /payload/kselftest-6.1/run_kselftest.sh"
+		echo "kselftest-6.12 /payload/kselftest-6.12/run_kselftest.sh"
+		echo "ksft-nodebugfs ksft-nodebugfs.sh"
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
 		# random sizes fail with -ENOMEM instead of exhausting the guest.
@@ -192,7 +216,7 @@ for kernel in $KERNELS; do
 	p=$ROOT/build/payload-$kernel
 	if build "payload-$kernel" vm_payload "$kernel" "$p"; then
 		say "VM run on the $kernel kernel"
-		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" VM_TIMEOUT="${VM_TIMEOUT:-1500}" \
+		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" VM_TIMEOUT="${VM_TIMEOUT:-2400}" \
 			scripts/vm/run-vm.sh "$p" > "$RES/vm-$kernel.log" 2>&1
 		rc=$?
 		cp "$ROOT/build/vm/out-$kernel/tap.txt" "$RES/vm-$kernel.tap" 2>/dev/null ||

@@ -3,7 +3,10 @@
 #
 # Usage: scripts/deps.sh [SET...]
 #   SET: vm (default) | rt | build | docs | pkg | debug
-#   vm    - kernel image/headers/source, qemu, busybox-static, kmod, cpio, xz
+#   vm    - kernel image/headers, linux-source-6.1 (extract-vmlinux, the
+#           kselftest framework) and 6.12 (its newer kselftest harness), qemu,
+#           busybox-static, coreutils (the guest's timeout), rsync (kselftest
+#           install), kmod, cpio, xz
 #   rt    - PREEMPT_RT kernel image and headers
 #   build - compiler toolchain for userspace + libkmod and libsmartcols,
 #           clang for libFuzzer
@@ -23,8 +26,9 @@ set -euo pipefail
 
 pkgs_for() {
 	case "$1" in
-	vm)    echo linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
-	            qemu-system-x86 busybox-static kmod libkmod-dev cpio xz-utils ;;
+	vm)    echo linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12 \
+	            qemu-system-x86 busybox-static kmod libkmod-dev cpio xz-utils \
+	            coreutils rsync ;;
 	rt)    echo linux-image-rt-amd64 linux-headers-rt-amd64 ;;
 	build) echo gcc make pkg-config libkmod-dev libsmartcols-dev binutils \
 	            clang libclang-rt-14-dev ;;
