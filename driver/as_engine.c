@@ -3,13 +3,33 @@
  * accelstream: the soft copy engine. One work item per stream runs the
  * stream's queue in order; streams run concurrently on an unbound
  * workqueue (a high-priority one for urgent streams).
+ *
+ * A submission that finds its stream idle runs its small copies in the
+ * submitting thread (as_engine_submit_locked()) instead of waking a
+ * worker: a wake-up and a hand-off cost far more than copying a few KiB,
+ * the way io_uring issues a request inline before punting it to io-wq.
+ * Whoever runs a stream's queue, the submitter or the worker, owns it
+ * through @work_active, so the queue still runs in order, by one thread
+ * at a time. No lock is added: both run under the context lock as before.
  */
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
 #include "as_drv.h"
+
+static unsigned int inline_copy_bytes = 16384;
+module_param(inline_copy_bytes, uint, 0644);
+MODULE_PARM_DESC(inline_copy_bytes,
+		 "Copy bytes a submission to an idle stream runs in the submitting thread (0: always the worker)");
+
+static void as_engine_queue(struct as_stream *s)
+{
+	queue_work(s->priority < AS_LEAST_PRIORITY ? as_wq_hi : as_wq,
+		   &s->work);
+}
 
 /**
  * as_stream_kick_locked() - make sure the stream's worker will look at it
@@ -34,8 +54,7 @@ void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 	if (!ctx->closing && !s->tl.error && !as_entry_ready(head))
 		return;
 	s->work_active = true;
-	queue_work(s->priority < AS_LEAST_PRIORITY ? as_wq_hi : as_wq,
-		   &s->work);
+	as_engine_queue(s);
 }
 
 /**
@@ -142,35 +161,43 @@ static bool as_entry_external(const struct as_entry *e)
 		to_as_mem(e->src)->kind == AS_MEM_EXTERNAL);
 }
 
-/**
- * as_engine_work() - run a stream's queue until it is empty or blocked
- * @work: the stream's work item.
- *
- * Copies run with the context lock dropped; the descriptor's references
- * keep both regions' pages alive meanwhile. Once the context is closing,
- * and once the stream has failed, what is left retires without running.
- * While a userspace executor is attached the engine runs nothing. A
- * destroyed stream that ends up drained and unreferenced is freed here.
- *
- * Context: workqueue (process context), takes the context lock.
+/*
+ * What an entry costs against an inline budget: its copy length, and at
+ * least the bookkeeping of any entry, about that of copying 64 bytes, so
+ * that a stream of cheap entries also ends an inline run.
  */
-void as_engine_work(struct work_struct *work)
-{
-	struct as_stream *s = container_of(work, struct as_stream, work);
-	struct as_ctx *ctx = s->ctx;
-	struct as_freelist fl;
-	bool free_self;
+#define AS_INLINE_MIN_COST	64
 
+/*
+ * Run a stream's queue until it is empty or blocked, or until the next
+ * entry would cost more than what is left of @budget (bytes). The caller
+ * owns the stream (@s->work_active). Returns true when it stopped on the
+ * budget with work left.
+ */
+static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
+				 u64 budget)
+{
+	struct as_freelist fl;
+	bool more = false;
+
+	lockdep_assert_held(&ctx->lock);
 	as_freelist_init(&fl);
-	spin_lock(&ctx->lock);
 	for (;;) {
 		struct as_entry *e = as_queue_peek(&s->q);
 		int status = 0;
+		u64 cost;
 
 		if (!e)
 			break;
 		if (ctx->executor && !ctx->closing && !s->tl.error)
 			break;
+		cost = max_t(u64, e->desc.op == ACCEL_OP_COPY ? e->desc.length : 0,
+			     AS_INLINE_MIN_COST);
+		if (cost > budget) {
+			more = true;
+			break;
+		}
+		budget -= cost;
 		if (ctx->closing || s->tl.error) {
 			status = -ECANCELED;
 		} else {
@@ -201,11 +228,82 @@ void as_engine_work(struct work_struct *work)
 		}
 		cond_resched_lock(&ctx->lock);
 	}
+	return more;
+}
 
+/*
+ * The owner of a stream lets go of it. Returns true when the stream is
+ * destroyed, drained and unreferenced: the caller frees it after unlocking.
+ */
+static bool as_engine_release_locked(struct as_ctx *ctx, struct as_stream *s)
+{
+	bool free_self;
+
+	lockdep_assert_held(&ctx->lock);
 	s->work_active = false;
 	free_self = as_stream_freeable_locked(ctx, s);
 	if (free_self)
 		list_del(&s->node);
+	return free_self;
+}
+
+/**
+ * as_engine_submit_locked() - start the engine on what was just submitted
+ * @ctx: the context.
+ * @s: the stream, with new entries queued.
+ * @fl: where the stream goes if it was destroyed meanwhile and is drained.
+ *
+ * On an idle stream (no worker queued or running), ready copies of up to
+ * inline_copy_bytes in all run here, in the submitting thread, before the
+ * submission returns; what is left (a larger copy) goes to the worker. A
+ * busy stream's worker finds the new entries itself. With an executor
+ * attached, nothing runs here.
+ *
+ * Context: process context, @ctx->lock held; drops and retakes it.
+ */
+void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
+			     struct as_freelist *fl)
+{
+	u64 budget = READ_ONCE(inline_copy_bytes);
+	struct as_entry *head;
+
+	lockdep_assert_held(&ctx->lock);
+	head = as_queue_peek(&s->q);
+	if (!budget || s->work_active || ctx->executor || !head ||
+	    as_entry_ready(head) <= 0) {
+		as_stream_kick_locked(ctx, s);
+		return;
+	}
+	s->work_active = true;
+	if (as_engine_run_locked(ctx, s, budget))
+		as_engine_queue(s);
+	else if (as_engine_release_locked(ctx, s))
+		list_add(&s->free_node, &fl->streams);	/* destroyed meanwhile */
+	/* As in the worker: a release() waiter may be watching work_active. */
+	wake_up_all(&ctx->wq);
+}
+
+/**
+ * as_engine_work() - run a stream's queue until it is empty or blocked
+ * @work: the stream's work item.
+ *
+ * Copies run with the context lock dropped; the descriptor's references
+ * keep both regions' pages alive meanwhile. Once the context is closing,
+ * and once the stream has failed, what is left retires without running.
+ * While a userspace executor is attached the engine runs nothing. A
+ * destroyed stream that ends up drained and unreferenced is freed here.
+ *
+ * Context: workqueue (process context), takes the context lock.
+ */
+void as_engine_work(struct work_struct *work)
+{
+	struct as_stream *s = container_of(work, struct as_stream, work);
+	struct as_ctx *ctx = s->ctx;
+	bool free_self;
+
+	spin_lock(&ctx->lock);
+	as_engine_run_locked(ctx, s, U64_MAX);
+	free_self = as_engine_release_locked(ctx, s);
 	/* Woken under the lock: release() may free @ctx once we drop it. */
 	wake_up_all(&ctx->wq);
 	spin_unlock(&ctx->lock);

@@ -323,7 +323,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	}
 	ctx->queued += count;
 	*seq = s->tl.submitted;
-	as_stream_kick_locked(ctx, s);
+	as_engine_submit_locked(ctx, s, &fl);
 	if (ctx->executor)
 		wake_up_all(&ctx->wq);	/* a fetch may be waiting */
 	spin_unlock(&ctx->lock);
