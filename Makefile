@@ -20,7 +20,7 @@ include mk/install.mk
 KDIR ?= $(VM_KDIR)
 KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt debug)
 
-.PHONY: all module unit check run clean help deps fuzz
+.PHONY: all module unit check run clean help deps fuzz bench-vm
 
 all: module
 	$(MAKE) -C libaccel
@@ -47,6 +47,10 @@ build-dir:
 
 check:
 	KERNELS='$(KERNELS)' scripts/check.sh
+
+# The CPU benchmarks over the module in the VM (KERNEL=stock by default).
+bench-vm:
+	KERNEL='$(KERNEL)' scripts/bench-vm.sh
 
 run:
 	scripts/run.sh $(if $(FILE),'$(FILE)')

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-vm: the CPU benchmarks (bench/latency, bench/bandwidth; static,
+# ACCEL_BACKEND=cpu) over the kernel transport in the Debian VM, each row
+# next to its baseline measured in the same guest. TCG: only ratios inside
+# one guest mean anything.
+#
+# The module runs twice per round in the same boot: with inline_copy_bytes=0
+# (every submission handed to the stream's worker, as before the inline
+# path) and with the module's default, BENCH_RUNS rounds (default 3).
+#
+# Environment: KERNEL (stock), BENCH_RUNS (3), BENCH_ITERS (500),
+# BENCH_MAX (bandwidth size cap, bytes; 268435456), BENCH_BYTES (per cell;
+# 67108864), VM_MEM (MiB; 4096), BENCH_VM_OUT (build/bench-vm).
+# Output: the rows on stdout, and in $BENCH_VM_OUT: run-<mode>-<n>.txt and
+# one CSV per program and mode (bench/plot.sh draws the bandwidth ones).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+KERNEL=${KERNEL:-stock}
+RUNS=${BENCH_RUNS:-3}
+OUTD=${BENCH_VM_OUT:-$ROOT/build/bench-vm}
+P=$OUTD/payload
+die() { echo "bench-vm: $*" >&2; exit 1; }
+
+scripts/deps.sh vm build || die "installing packages failed"
+kdir=$(scripts/vm/kernel.sh --no-image "$KERNEL" | sed -n 's/^KDIR=//p')
+[ -n "$kdir" ] || die "no kernel headers for $KERNEL"
+rm -rf "$P"
+mkdir -p "$P/bin" "$P/modules"
+make module KDIR="$kdir" > "$OUTD/build.log" 2>&1 || die "module build failed (see $OUTD/build.log)"
+cp driver/accelstream.ko "$P/modules/"
+make -C bench vm OUT="$P/bin" >> "$OUTD/build.log" 2>&1 ||
+	die "bench build failed (see $OUTD/build.log)"
+
+# One round in the guest: MODE (before: inline_copy_bytes=0; after: the
+# default), N; each CSV line is echoed as "csv <file> <line>".
+cat > "$P/bin/bench-round.sh" <<'EOS'
+#!/bin/sh
+mode=$1 n=$2
+param=/sys/module/accelstream/parameters/inline_copy_bytes
+[ -w "$param" ] || { echo "no $param"; exit 1; }
+[ -n "${DEFAULT_INLINE:-}" ] || DEFAULT_INLINE=$(cat /tmp/inline.default)
+if [ "$mode" = before ]; then echo 0 > $param; else echo "$DEFAULT_INLINE" > $param; fi
+echo "# round $n, $mode: inline_copy_bytes=$(cat $param), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
+export ACCEL_TRANSPORT=kernel ACCEL_BACKEND=cpu
+rm -f /tmp/lat.csv /tmp/bw.csv
+bench-latency --csv /tmp/lat.csv || exit 1
+bench-bandwidth --csv /tmp/bw.csv || exit 1
+sed "s|^|csv latency-$mode |" /tmp/lat.csv
+sed "s|^|csv bandwidth-$mode |" /tmp/bw.csv
+EOS
+chmod +x "$P/bin/bench-round.sh"
+{
+	echo "load insmod /payload/modules/accelstream.ko && cat /sys/module/accelstream/parameters/inline_copy_bytes > /tmp/inline.default"
+	for n in $(seq 1 "$RUNS"); do
+		for mode in before after; do
+			echo "$mode-$n BENCH_ITERS=${BENCH_ITERS:-500} BENCH_MAX=${BENCH_MAX:-268435456} BENCH_BYTES=${BENCH_BYTES:-67108864} BENCH_REG_MAX=${BENCH_MAX:-268435456} bench-round.sh $mode $n"
+		done
+	done
+	echo "unload rmmod accelstream"
+} > "$P/tests.list"
+
+KERNEL=$KERNEL VM_OUT="$OUTD/vm" VM_MEM=${VM_MEM:-4096} \
+	VM_TIMEOUT=${VM_TIMEOUT:-3000} TEST_TIMEOUT=${TEST_TIMEOUT:-1200} \
+	scripts/vm/run-vm.sh "$P" > "$OUTD/vm.log" 2>&1
+rc=$?
+tap=$OUTD/vm/tap.txt
+[ -f "$tap" ] || die "no output from the VM (see $OUTD/vm.log)"
+
+# Split the guest's output per round, the CSV lines per program and mode.
+rm -f "$OUTD"/*.csv "$OUTD"/run-*.txt
+awk -v d="$OUTD" '
+	/^# accelstream-begin (before|after)-/ { f = d "/run-" $3 ".txt"; next }
+	/^# accelstream-end / { f = ""; next }
+	f && /^csv / { c = d "/" $2 ".csv"; line = $0; sub(/^csv [^ ]* /, "", line)
+		if (line ~ /^program,/) { if (!hdr[c]++) print line > c } else print line > c; next }
+	f { print > f }
+' "$tap"
+grep -h '^# accelstream-vm ' "$tap"
+for f in "$OUTD"/run-*.txt; do
+	[ -e "$f" ] || continue
+	echo
+	echo "=== ${f##*/run-}"
+	cat "$f"
+done
+echo
+[ $rc -eq 0 ] && echo "bench-vm: VM run PASS; CSV in $OUTD" ||
+	{ echo "bench-vm: the VM run failed (see $OUTD/vm.log, $tap)"; exit 1; }
