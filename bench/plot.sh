@@ -35,7 +35,7 @@ done
 	echo "set output '$png'"
 	echo "set multiplot layout $(((n + 1) / 2)),2 title 'accelstream: bandwidth against size ($(basename "$csv"))'"
 	echo "set logscale x 2"
-	echo "set format x '%.0s%cB'"
+	echo "set xtics ('4 KiB' 4096, '64 KiB' 65536, '1 MiB' 1048576, '16 MiB' 16777216, '256 MiB' 268435456, '1 GiB' 1073741824)"
 	echo "set xlabel 'copy size'"
 	echo "set ylabel 'GB/s'"
 	echo "set grid"

@@ -87,5 +87,9 @@ for f in "$OUTD"/run-*.txt; do
 	cat "$f"
 done
 echo
-[ $rc -eq 0 ] && echo "bench-vm: VM run PASS; CSV in $OUTD" ||
-	{ echo "bench-vm: the VM run failed (see $OUTD/vm.log, $tap)"; exit 1; }
+if [ $rc -ne 0 ]; then
+	echo "bench-vm: the VM run was judged FAIL (see $OUTD/vm.log, $tap):"
+	grep -E '^not ok|rc=[1-9]' "$tap" | sed 's/^/bench-vm:   /'
+	exit 1
+fi
+echo "bench-vm: VM run PASS; CSV in $OUTD"

@@ -4,7 +4,8 @@
 # Usage: scripts/deps.sh [SET...]     SET: vm (default) | rt | build | debug
 #   vm    - kernel image/headers/source, qemu, busybox-static, kmod, cpio, xz
 #   rt    - PREEMPT_RT kernel image and headers
-#   build - compiler toolchain for userspace + libkmod, clang for libFuzzer
+#   build - compiler toolchain for userspace + libkmod, clang for libFuzzer,
+#           gnuplot for make -C bench plot
 #   debug - linux-source-6.12 and what building the debug kernel needs
 #
 # Fast no-op when everything is installed (one dpkg-query call).
@@ -17,7 +18,8 @@ pkgs_for() {
 	vm)    echo linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	            qemu-system-x86 busybox-static kmod libkmod-dev cpio xz-utils ;;
 	rt)    echo linux-image-rt-amd64 linux-headers-rt-amd64 ;;
-	build) echo gcc make pkg-config libkmod-dev binutils clang libclang-rt-14-dev ;;
+	build) echo gcc make pkg-config libkmod-dev binutils clang libclang-rt-14-dev \
+	            gnuplot-nox ;;
 	debug) echo linux-source-6.12 flex bison bc libelf-dev libssl-dev ;;
 	*)     echo "deps.sh: unknown package set '$1' (vm|rt|build|debug)" >&2; return 1 ;;
 	esac
