@@ -7,6 +7,9 @@
  *   as_ctx.lock -> xarray lock (taken inside xa_erase) -> wait queue lock
  * No sleeping call is made under as_ctx.lock: pinning, unpinning, page
  * allocation, mm accounting and copy_{from,to}_user happen outside it.
+ * The soft engine's inline path (a submitter running its stream's queue)
+ * takes no lock of its own: it owns the stream through as_stream.work_active
+ * exactly as the worker does, under as_ctx.lock.
  */
 #ifndef _AS_DRV_H
 #define _AS_DRV_H

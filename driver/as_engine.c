@@ -83,8 +83,11 @@ static struct page *as_mem_page(struct as_mem *m, u64 off, size_t *in_page)
 	return m->pages[pos >> PAGE_SHIFT];
 }
 
-/* Copy between two regions' pages; runs without the context lock. */
-static void as_engine_copy(struct as_entry *e)
+/*
+ * Copy between two regions' pages: without the context lock and yielding
+ * as it goes when @may_sleep, else (a small copy) under it.
+ */
+static void as_engine_copy(struct as_entry *e, bool may_sleep)
 {
 	struct as_mem *dst = to_as_mem(e->dst);
 	struct as_mem *src = to_as_mem(e->src);
@@ -109,24 +112,17 @@ static void as_engine_copy(struct as_entry *e)
 		doff += chunk;
 		soff += chunk;
 		left -= chunk;
-		cond_resched();
+		if (may_sleep)
+			cond_resched();
 	}
 }
 
-/**
- * as_retire_locked() - retire the oldest entry of a stream
- * @ctx: the context.
- * @s: the stream, its queue not empty.
- * @status: 0, or the negative errno the entry failed with.
- * @fl: where objects and batches to free after unlocking go.
- *
- * Wakes everything that may wait for this point: host waiters, poll, and
- * streams blocked on it.
- *
- * Context: @ctx->lock held.
+/*
+ * Retire the oldest entry of a stream without waking anyone: the caller
+ * calls as_retired_wake_locked() before it drops the lock or returns.
  */
-void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
-		      struct as_freelist *fl)
+static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
+				   int status, struct as_freelist *fl)
 {
 	struct as_release rel = {};
 	bool was_failed = s->tl.error;
@@ -149,9 +145,33 @@ void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 	if (--qe->batch->remaining == 0)
 		list_add(&qe->batch->free_node, &fl->batches);
 	atomic64_inc(&as_retired_total);
+}
 
+/* Wake whatever may wait for what was retired: host waiters, poll, streams. */
+static void as_retired_wake_locked(struct as_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
 	as_ctx_kick_all_locked(ctx);
 	wake_up_all(&ctx->wq);
+}
+
+/**
+ * as_retire_locked() - retire the oldest entry of a stream
+ * @ctx: the context.
+ * @s: the stream, its queue not empty.
+ * @status: 0, or the negative errno the entry failed with.
+ * @fl: where objects and batches to free after unlocking go.
+ *
+ * Wakes everything that may wait for this point: host waiters, poll, and
+ * streams blocked on it.
+ *
+ * Context: @ctx->lock held.
+ */
+void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
+		      struct as_freelist *fl)
+{
+	as_retire_quiet_locked(ctx, s, status, fl);
+	as_retired_wake_locked(ctx);
 }
 
 static bool as_entry_external(const struct as_entry *e)
@@ -169,6 +189,15 @@ static bool as_entry_external(const struct as_entry *e)
 #define AS_INLINE_MIN_COST	64
 
 /*
+ * Copies of at most AS_COPY_LOCKED_MAX bytes (a few cache lines) run under
+ * the context lock: cheaper than dropping and retaking it. Waiters of
+ * entries retired back to back are woken once, at the latest before the
+ * run has copied AS_WAKE_BYTES more since the last wake-up.
+ */
+#define AS_COPY_LOCKED_MAX	256
+#define AS_WAKE_BYTES		(64 * 1024)
+
+/*
  * Run a stream's queue until it is empty or blocked, or until the next
  * entry would cost more than what is left of @budget (bytes). The caller
  * owns the stream (@s->work_active). Returns true when it stopped on the
@@ -177,8 +206,9 @@ static bool as_entry_external(const struct as_entry *e)
 static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 				 u64 budget)
 {
+	bool more = false, woken = true;
 	struct as_freelist fl;
-	bool more = false;
+	u64 pending = 0;
 
 	lockdep_assert_held(&ctx->lock);
 	as_freelist_init(&fl);
@@ -210,24 +240,54 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 			} else if (as_entry_external(e)) {
 				/* Only an executor can reach its memory. */
 				status = -ENXIO;
+			} else if (e->desc.op == ACCEL_OP_COPY &&
+				   e->desc.length <= AS_COPY_LOCKED_MAX) {
+				as_engine_copy(e, false);
+				pending += e->desc.length;
 			} else if (e->desc.op == ACCEL_OP_COPY) {
+				/* Waiters of what retired run meanwhile. */
+				if (!woken && pending + e->desc.length >
+					      AS_WAKE_BYTES) {
+					as_retired_wake_locked(ctx);
+					woken = true;
+					pending = 0;
+				}
 				spin_unlock(&ctx->lock);
-				as_engine_copy(e);
+				as_engine_copy(e, true);
 				spin_lock(&ctx->lock);
+				pending += e->desc.length;
 			} else {
 				as_entry_execute(e);
 			}
 		}
 
-		as_retire_locked(ctx, s, status, &fl);
+		/*
+		 * One wake-up for a run of entries retired back to back: given
+		 * before a copy that would take the run past AS_WAKE_BYTES,
+		 * before the lock is dropped to free or reschedule, and at
+		 * the end.
+		 */
+		as_retire_quiet_locked(ctx, s, status, &fl);
+		woken = false;
 		if (!as_freelist_empty(&fl)) {
 			/* Unpinning and freeing may sleep: drop the lock. */
+			as_retired_wake_locked(ctx);
+			woken = true;
+			pending = 0;
 			spin_unlock(&ctx->lock);
 			as_freelist_free(ctx, &fl);
 			spin_lock(&ctx->lock);
 		}
-		cond_resched_lock(&ctx->lock);
+		if (need_resched() || spin_needbreak(&ctx->lock)) {
+			if (!woken)
+				as_retired_wake_locked(ctx);
+			woken = true;
+			pending = 0;
+			cond_resched_lock(&ctx->lock);
+		}
 	}
+	if (!woken)
+		as_retired_wake_locked(ctx);
 	return more;
 }
 
