@@ -17,7 +17,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One data file per direction: size_bytes libaccel baseline (one stream).
+# One data file per direction: size_bytes libaccel baseline (one stream),
+# the mean of the rows of that size when the file holds several runs.
 dirs=$(awk -F, 'NR > 1 && $1 == "bandwidth" && $4 == 1 && $8 == "GB/s" {
 	gsub(/"/, "", $2); if ($2 != "register" && !seen[$2]++) print $2 }' "$csv")
 [ -n "$dirs" ] || { echo "plot: no one-stream bandwidth rows in $csv" >&2; exit 1; }
@@ -25,7 +26,9 @@ base=$(awk -F, 'NR == 2 { gsub(/"/, "", $9); print $9 }' "$csv")
 n=0
 for d in $dirs; do
 	awk -F, -v d="$d" 'NR > 1 && $1 == "bandwidth" && $4 == 1 {
-		r = $2; gsub(/"/, "", r); if (r == d) print $3, $5, $6 }' "$csv" |
+		r = $2; gsub(/"/, "", r)
+		if (r == d) { n[$3]++; l[$3] += $5; b[$3] += $6 } }
+		END { for (s in n) print s, l[s] / n[s], b[s] / n[s] }' "$csv" |
 		sort -n > "$tmp/$d.dat"
 	n=$((n + 1))
 done
@@ -39,6 +42,7 @@ done
 	echo "set xlabel 'copy size'"
 	echo "set ylabel 'GB/s'"
 	echo "set grid"
+	echo "set offsets graph 0.03, graph 0.03, 0, 0"
 	echo "set key top left"
 	for d in $dirs; do
 		echo "set title '$d, one stream'"

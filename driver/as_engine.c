@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 
 #include "as_drv.h"
 
@@ -130,7 +131,13 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 	struct as_qent *qe;
 
 	lockdep_assert_held(&ctx->lock);
-	e = as_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
+	e = as_queue_peek(&s->q);
+	/*
+	 * Only an entry naming an event can take a timestamp: no clock read
+	 * per copy (with the HPET clocksource, each is a device access).
+	 */
+	e = as_retire_head(&s->tl, &s->q, status, e->event ? ktime_get_ns() : 0,
+			   &rel);
 	if (s->fetch_last == e)
 		s->fetch_last = NULL;
 	if (s->tl.fetched < s->tl.completed)
@@ -142,8 +149,13 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 	as_collect_locked(ctx, &rel, fl);
 
 	qe = container_of(e, struct as_qent, core);
-	if (--qe->batch->remaining == 0)
-		list_add(&qe->batch->free_node, &fl->batches);
+	if (--qe->batch->remaining == 0) {
+		/* kfree() is fine under the lock, vfree() is not. */
+		if (is_vmalloc_addr(qe->batch))
+			list_add(&qe->batch->free_node, &fl->batches);
+		else
+			kfree(qe->batch);
+	}
 	atomic64_inc(&as_retired_total);
 }
 
