@@ -149,6 +149,8 @@ int accel_context_create(accel_context **ctx, unsigned int flags);
  *   event)
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)): the
  *   context is left alive; destroy it from another thread
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_context_destroy(accel_context *ctx);
 
@@ -191,6 +193,8 @@ int accel_context_set_current(accel_context *ctx);
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - no context is alive
  * * %-EINVAL - @ctx is NULL
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_context_get_current(accel_context **ctx);
 
@@ -209,6 +213,8 @@ int accel_context_get_current(accel_context **ctx);
  * * %-EINVAL - @name is NULL
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_context_get_transport(accel_context *ctx, const char **name);
 
@@ -260,6 +266,10 @@ int accel_context_get_backend(accel_context *ctx, const char **name);
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOSPC - the context has too many streams
  * * %-ENOMEM - out of memory
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_create(accel_context *ctx, unsigned int flags, int priority,
 			accel_stream_t *stream);
@@ -280,6 +290,8 @@ int accel_stream_create(accel_context *ctx, unsigned int flags, int priority,
  * * %-EINVAL - @stream is ACCEL_STREAM_DEFAULT, a default @stream, or not a
  *   @stream handle
  * * %-ENOENT - @stream is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_stream_destroy(accel_stream_t stream);
 
@@ -298,6 +310,10 @@ int accel_stream_destroy(accel_stream_t stream);
  * * %-ENOENT - @stream is stale or unknown
  * * %-EINVAL - not a stream handle
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_query(accel_stream_t stream);
 
@@ -324,6 +340,11 @@ int accel_stream_query(accel_stream_t stream);
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
  *   a nonzero timeout: it could wait for itself
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOMEM - the driver had no memory for the wait
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
 
@@ -340,6 +361,13 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
  *
  * * %-EINVAL - @priority or flags is NULL, or not a stream handle
  * * %-ENOENT - @stream is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-EIO - the stream failed (sticky: every call on it but
+ *   accel_stream_destroy() returns it)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_get_priority(accel_stream_t stream, int *priority);
 
@@ -375,6 +403,8 @@ int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
  * * %-EINVAL - @least or @greatest is NULL
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_priority_range(accel_context *ctx, int *least,
 				int *greatest);
@@ -409,6 +439,10 @@ int accel_stream_priority_range(accel_context *ctx, int *least,
  * * %-ENOSPC - too many regions
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_host_alloc(accel_context *ctx, void **ptr, size_t size,
 		     unsigned int flags);
@@ -429,6 +463,8 @@ int accel_host_alloc(accel_context *ctx, void **ptr, size_t size,
  * * %-EINVAL - @ptr is NULL, or points inside an allocation or at memory of
  *   another kind
  * * %-ENOENT - no live context knows @ptr
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_host_free(void *ptr);
 
@@ -460,6 +496,10 @@ int accel_host_free(void *ptr);
  * * %-ENOSPC - too many regions
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_host_register(accel_context *ctx, void *ptr, size_t size,
 			unsigned int flags);
@@ -483,6 +523,8 @@ int accel_host_register(accel_context *ctx, void *ptr, size_t size,
  * * %-ENOENT - @ptr was not registered (or already unregistered)
  * * %-EBUSY - queued copies name the range and ACCEL_HOST_UNREGISTER_DEFERRED
  *   was not given
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_host_unregister(void *ptr, unsigned int flags);
 
@@ -507,6 +549,10 @@ int accel_host_unregister(void *ptr, unsigned int flags);
  * * %-ENOSPC - too many regions
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
 
@@ -524,6 +570,8 @@ int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
  * * %-EINVAL - @dev_ptr is NULL, or points inside an allocation or at memory
  *   of another kind
  * * %-ENOENT - no live context knows @dev_ptr
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_free(void *dev_ptr);
 
@@ -577,6 +625,10 @@ enum accel_memcpy_kind {
  * * %-ENOMEM - no memory for staging, or the pinning limit allows not even
  *   one staging chunk (accel_last_error_string(3) names the limit)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind);
@@ -630,6 +682,10 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
  * * %-ENOMEM - out of memory (descriptor array or bounce buffers)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-ENOTRECOVERABLE - the context's device was lost (cuda backend)
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-EFAULT - a pageable source cannot be read, or a pageable destination
+ *   cannot be written (see accel_memcpy_async(3))
  */
 int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 			     const void *const *srcs, const size_t *sizes,
@@ -717,6 +773,10 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * * %-ENOMEM - out of memory
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_create(accel_context *ctx, unsigned int flags,
 		       accel_event_t *event);
@@ -734,6 +794,8 @@ int accel_event_create(accel_context *ctx, unsigned int flags,
  *
  * * %-ENOENT - @event is stale or unknown
  * * %-EINVAL - not an event handle
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_event_destroy(accel_event_t event);
 
@@ -754,6 +816,10 @@ int accel_event_destroy(accel_event_t event);
  * * %-ENOENT - @event or @stream is stale or unknown
  * * %-EIO - the @stream failed
  * * %-EAGAIN - the @stream's queue is full
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_record(accel_event_t event, accel_stream_t stream);
 
@@ -773,6 +839,10 @@ int accel_event_record(accel_event_t event, accel_stream_t stream);
  *   signalled with an error
  * * %-ENOENT - @event is stale or unknown
  * * %-EINVAL - not an event handle
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_query(accel_event_t event);
 
@@ -795,6 +865,11 @@ int accel_event_query(accel_event_t event);
  * * %-EINVAL - not an event handle
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
  *   a nonzero timeout: it could wait for itself
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOMEM - the driver had no memory for the wait
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns);
 
@@ -817,6 +892,10 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns);
  * * %-EAGAIN - one is not complete yet (cudaErrorNotReady)
  * * %-EIO - a point failed
  * * %-ENOENT - a handle is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_elapsed_time(float *ms, accel_event_t start,
 			     accel_event_t end);
@@ -841,6 +920,10 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
  * * %-ENOENT - a handle is stale or unknown
  * * %-EIO - @stream failed
  * * %-EAGAIN - the @stream's queue is full
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
 			    unsigned int flags);
@@ -873,6 +956,10 @@ int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
  * * %-ENOMEM - out of memory
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
  *   a nonzero timeout: it could wait for itself
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_wait(const accel_event_t *events, unsigned int count,
 		     unsigned int mode, uint64_t timeout_ns,
@@ -898,6 +985,10 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
  *   contexts
  * * %-ENOENT - a handle is stale or unknown
  * * %-EAGAIN - the stream's queue is full
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_signal(accel_event_t event, uint64_t value,
 		       unsigned int flags);
@@ -968,6 +1059,9 @@ typedef void (*accel_host_fn)(void *arg);
  * * %-EACCES - the @stream's context was created by another process (a forked
  *   child using its parent's context)
  * * %-ENOMEM - out of memory
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
 			   void *arg);
