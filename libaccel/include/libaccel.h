@@ -10,7 +10,9 @@
  * The promise libaccel makes on top of CUDA/AscendCL semantics: a buffer
  * handed to an asynchronous copy is never freed or reused underneath it.
  * Pageable (unregistered) sources are staged at enqueue; pinned buffers that
- * are freed with work queued are released when that work retires.
+ * are freed with work queued are released when that work retires. A
+ * pageable destination is written when its copy completes: it must stay
+ * allocated until then (accel_memcpy_async(3)).
  */
 #ifndef LIBACCEL_H
 #define LIBACCEL_H
@@ -264,7 +266,7 @@ int accel_context_get_backend(accel_context *ctx, const char **name);
  * * %-EINVAL - @stream is NULL or @flags has unknown bits
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
- * * %-ENOSPC - the context has too many streams
+ * * %-ENOSPC - the context has 1024 streams (libaccel(7) LIMITS)
  * * %-ENOMEM - out of memory
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing
@@ -436,7 +438,7 @@ int accel_stream_priority_range(accel_context *ctx, int *least,
  * * %-EINVAL - @ptr is NULL, @size is 0, or @flags is not 0
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the driver's pinning limit, or out of
  *   memory
- * * %-ENOSPC - too many regions
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-EACCES - the context was created by another process (a child after
@@ -493,7 +495,7 @@ int accel_host_free(void *ptr);
  * * %-EFAULT - part of the range is not mapped (or not writable without
  *   READONLY)
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the pinning limit
- * * %-ENOSPC - too many regions
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-EACCES - the context was created by another process (a child after
@@ -546,7 +548,7 @@ int accel_host_unregister(void *ptr, unsigned int flags);
  *
  * * %-EINVAL - @dev_ptr is NULL or @size is 0
  * * %-ENOMEM - past the device memory limit, or out of memory
- * * %-ENOSPC - too many regions
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-EACCES - the context was created by another process (a child after
@@ -769,7 +771,8 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
  * * %-EINVAL - @event is NULL, or @flags has unknown bits
- * * %-ENOSPC - too many events
+ * * %-ENOSPC - the context has 65536 events, those the library holds
+ *   included (libaccel(7) LIMITS)
  * * %-ENOMEM - out of memory
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
@@ -1053,12 +1056,14 @@ typedef void (*accel_host_fn)(void *arg);
  * * %-EINVAL - @fn is NULL, or not a stream handle
  * * %-ENOENT - @stream is stale or unknown, or its context is being destroyed
  * * %-EIO - the @stream failed
- * * %-EAGAIN - the @stream's queue is full (the driver's queue_depth
- *   descriptors are queued); wait for some of its work to retire and try
+ * * %-EAGAIN - the @stream's queue is full (the driver's queue_depth,
+ *   65535 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
  *   again
  * * %-EACCES - the @stream's context was created by another process (a forked
  *   child using its parent's context)
  * * %-ENOMEM - out of memory
+ * * %-ENOSPC - no two events left in the context for the launch (each
+ *   pending launch takes two; libaccel(7) LIMITS)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
@@ -1101,12 +1106,16 @@ const char *accel_strerror(int err);
  * (-ENOTRECOVERABLE). Messages that libaccel also prints on stderr are here
  * too.
  *
- * The string is per thread and about the last call only:
- * accel_context_create() and every call that names a context, stream, event
- * or buffer clear it when they start, so it is empty after a call that
- * succeeded, and after one that failed with nothing to add (the errno value
- * says it all; see accel_strerror(3)). It is never NULL, and stays valid and
- * unchanged until the thread's next libaccel call.
+ * The string is per thread and about the last call only: every call but
+ * accel_last_error_string() and accel_strerror() clears it when it starts,
+ * argument checks included. It is empty after a call that succeeded, but
+ * for a copy staged through the pinned staging pool, which leaves a note
+ * saying what was staged and why (pageable memory, or pinned memory of
+ * another context; a staged destination's note begins "the copy into ");
+ * and after one that failed with nothing to add (the errno value says it
+ * all; see accel_strerror(3)). It is never NULL, and stays valid and
+ * unchanged until the thread's next libaccel call other than
+ * accel_strerror().
  *
  * CUDA / AscendCL: cudaGetErrorString(cudaGetLastError()), aclGetRecentErrMsg
  *
@@ -1278,13 +1287,15 @@ typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
  *   destroyed.
  * * %-ENODEV - stream is ACCEL_STREAM_DEFAULT and no context is alive.
  * * %-EIO - the stream had already failed when the call was made.
- * * %-EAGAIN - the stream's queue is full (the driver's queue_depth
- *   descriptors are queued); wait for some of its work to retire and try
+ * * %-EAGAIN - the stream's queue is full (the driver's queue_depth,
+ *   65535 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
  *   again.
  * * %-EACCES - the stream's context was created by another process (a forked
  *   child using its parent's context).
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
  * * %-ENOMEM - out of memory.
+ * * %-ENOSPC - no two events left in the context for the callback (each
+ *   pending callback takes two; libaccel(7) LIMITS).
  */
 int accel_stream_add_callback(accel_stream_t stream,
 			      accel_stream_callback_t fn, void *arg,
