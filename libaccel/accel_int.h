@@ -6,6 +6,7 @@
 #ifndef LIBACCEL_INT_H
 #define LIBACCEL_INT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,8 +102,14 @@ struct accel_ctx {
 	uint64_t hf_bell;
 	struct accel_hostfn_job *hf_head, *hf_tail;
 
-	struct accel_ctx *next_ctx;	/* global list, under the handle lock */
+	struct accel_ctx *next_ctx;	/* live contexts, under ctx_list_lock */
+	struct accel_ctx *next_all;	/* until released, under ctx_list_lock */
 	bool dead;
+	/*
+	 * Inherited across fork(): this process has none of the context's
+	 * threads (host functions, staging workers), so nothing joins them.
+	 */
+	bool forked;
 	/*
 	 * A user event at 1 that every user's wait also waits on, failed by
 	 * accel_context_destroy(): a thread blocked in a wait then returns.
@@ -249,9 +256,51 @@ void accel_check_dst_gone(void *dst, size_t len, uint32_t kstream);
 
 /*
  * accel_last_error_string() is about the thread's last call only: every
- * call clears it when it starts on an object (context.c).
+ * call clears it when it starts (ACCEL_API_ENTER).
  */
 void accel_clear_error(void);
+
+/*
+ * The entry of every public call but accel_last_error_string() and
+ * accel_strerror() (which report on the call before them): the thread's
+ * error string starts empty, and when the call returns errno is what the
+ * caller had, whatever system calls the library made on the way (every
+ * page says errno is never set). The cleanup runs after the return value
+ * is computed, on every return path.
+ */
+struct accel_api_scope {
+	int saved_errno;
+};
+
+static inline struct accel_api_scope accel_api_enter(void)
+{
+	struct accel_api_scope sc = { .saved_errno = errno };
+
+	accel_clear_error();
+	return sc;
+}
+
+static inline void accel_api_leave(struct accel_api_scope *sc)
+{
+	errno = sc->saved_errno;
+}
+
+#define ACCEL_API_ENTER()						\
+	struct accel_api_scope accel_api_scope_				\
+		__attribute__((cleanup(accel_api_leave), unused)) =	\
+		accel_api_enter()
+
+/*
+ * fork() (context.c): the library's locks, taken in the lock order by the
+ * prepare handler and released in the parent and the child, so that a
+ * child never inherits one held by a thread it does not have.
+ */
+void accel_handles_lock(void);
+void accel_handles_unlock(void);
+void accel_check_lock(void);
+void accel_check_unlock(void);
+void accel_staging_lock(struct accel_ctx *ctx);
+void accel_staging_unlock(struct accel_ctx *ctx);
 
 /* Environment (context.c). */
 bool accel_env_flag(const char *name);

@@ -53,6 +53,16 @@ static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static int check_state = -1;
 static long page_size;
 
+void accel_check_lock(void)
+{
+	pthread_mutex_lock(&check_lock);
+}
+
+void accel_check_unlock(void)
+{
+	pthread_mutex_unlock(&check_lock);
+}
+
 bool accel_check_enabled(void)
 {
 	/* Racing first calls all read the same environment. */

@@ -17,10 +17,29 @@
 #include "accel_int.h"
 #include "staging.h"
 
-/* Protects ctx_list and ctx_seq. */
+/*
+ * Lock order (every lock of libaccel outside the transports and the cuda
+ * backend; the fork() handlers below take them in this order):
+ *
+ *   ctx_list_lock
+ *     ctx->lock            one context at a time, never two
+ *       pool->lock         staging.c; never held while taking ctx->lock
+ *         handle_lock      handle.c, a leaf
+ *         check_lock       check.c, a leaf
+ *
+ * A transport's and the cuda backend's locks nest inside ctx->lock and
+ * pool->lock (a submit or an event ioctl under them) and take none of the
+ * above. The handlers leave those alone: a forked child's calls on an
+ * inherited context are refused (-EACCES) before the transport locks
+ * anything, and its own contexts have locks of their own.
+ */
+
+/* Protects ctx_list, ctx_all and ctx_seq. */
 static pthread_mutex_t ctx_list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct accel_ctx *ctx_list;
+static struct accel_ctx *ctx_list;	/* live, for the primary context */
+static struct accel_ctx *ctx_all;	/* every context until released */
 static uint64_t ctx_seq;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static __thread uint64_t current_ctx;
 
@@ -196,9 +215,85 @@ static int check_abi(struct accel_ctx *ctx)
 	return 0;
 }
 
+static void ctx_all_link(struct accel_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx_list_lock);
+	ctx->next_all = ctx_all;
+	ctx_all = ctx;
+	pthread_mutex_unlock(&ctx_list_lock);
+}
+
+static void ctx_all_unlink(struct accel_ctx *ctx)
+{
+	struct accel_ctx **pp;
+
+	pthread_mutex_lock(&ctx_list_lock);
+	for (pp = &ctx_all; *pp; pp = &(*pp)->next_all) {
+		if (*pp == ctx) {
+			*pp = ctx->next_all;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx_list_lock);
+}
+
+/*
+ * fork() while other threads are inside libaccel: the child has only the
+ * forking thread, so a lock another thread held would stay held forever
+ * there. Prepare takes every lock in the lock order (so none is held by
+ * anyone else at the fork); parent and child release them. The child
+ * also marks every inherited context as forked: its threads are the
+ * parent's, and nothing in the child may join them.
+ */
+static void fork_prepare(void)
+{
+	struct accel_ctx *ctx;
+
+	pthread_mutex_lock(&ctx_list_lock);
+	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
+		pthread_mutex_lock(&ctx->lock);
+		accel_staging_lock(ctx);
+	}
+	accel_handles_lock();
+	accel_check_lock();
+}
+
+static void fork_release(bool child)
+{
+	struct accel_ctx *ctx;
+
+	accel_check_unlock();
+	accel_handles_unlock();
+	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
+		if (child)
+			ctx->forked = true;
+		accel_staging_unlock(ctx);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	pthread_mutex_unlock(&ctx_list_lock);
+}
+
+static void fork_parent(void)
+{
+	fork_release(false);
+}
+
+static void fork_child(void)
+{
+	fork_release(true);
+}
+
+static void atfork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 static void ctx_release(struct accel_obj *obj)
 {
 	struct accel_ctx *ctx = (struct accel_ctx *)obj;
+
+	/* Out of the fork handlers' reach before anything is freed. */
+	ctx_all_unlink(ctx);
 
 	/* The device finishes what it was handed before memory goes. */
 	accel_backend_stop(ctx);
@@ -215,13 +310,14 @@ static void ctx_release(struct accel_obj *obj)
 ACCEL_EXPORT
 int accel_context_create(accel_context **out, unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	enum backend_choice backend;
 	struct accel_ctx *ctx;
 	int ret;
 
-	accel_clear_error();
 	if (!out || flags)
 		return -EINVAL;
+	pthread_once(&atfork_once, atfork_init);
 	ret = pick_backend(&backend);
 	if (ret)
 		return ret;
@@ -230,6 +326,7 @@ int accel_context_create(accel_context **out, unsigned int flags)
 		return -ENOMEM;
 	pthread_mutex_init(&ctx->lock, NULL);
 	ctx->page_size = sysconf(_SC_PAGESIZE);
+	ctx_all_link(ctx);
 	ret = pick_transport(&ctx->ops, &ctx->tp);
 	if (ret)
 		goto err_free;
@@ -264,6 +361,7 @@ err_close:
 	ctx->ops->close(ctx->tp);
 	accel_cuda_free_ctx(ctx);
 err_free:
+	ctx_all_unlink(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 	return ret;
@@ -294,11 +392,11 @@ static int ctx_probe(struct accel_ctx *ctx)
 ACCEL_EXPORT
 int accel_context_destroy(accel_context *handle)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx, **pp;
 	struct accel_child *c;
 	int ret;
 
-	accel_clear_error();
 	ret = ctx_lookup(handle, &ctx);
 	if (ret)
 		return ret;
@@ -407,7 +505,6 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	struct accel_ctx *ctx, *oldest = NULL;
 	uint64_t h = 0;
 
-	accel_clear_error();
 	if (handle)
 		return ctx_lookup(handle, out);
 	if (current_ctx && !ctx_lookup((accel_context *)(uintptr_t)current_ctx,
@@ -466,6 +563,7 @@ void accel_ctx_put(struct accel_ctx *ctx)
 ACCEL_EXPORT
 int accel_context_set_current(accel_context *handle)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx;
 	int ret;
 
@@ -484,6 +582,7 @@ int accel_context_set_current(accel_context *handle)
 ACCEL_EXPORT
 int accel_context_get_current(accel_context **out)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx;
 	int ret;
 
@@ -500,6 +599,7 @@ int accel_context_get_current(accel_context **out)
 ACCEL_EXPORT
 int accel_context_get_transport(accel_context *handle, const char **name)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx;
 	int ret;
 
@@ -516,6 +616,7 @@ int accel_context_get_transport(accel_context *handle, const char **name)
 ACCEL_EXPORT
 int accel_context_get_backend(accel_context *handle, const char **name)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx;
 	int ret;
 
@@ -533,6 +634,7 @@ ACCEL_EXPORT
 int accel_stream_priority_range(accel_context *handle, int *least,
 				int *greatest)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx;
 	int ret;
 

@@ -46,14 +46,16 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 	uint64_t owner;
 
 	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
-		accel_set_error("the copy %s %p was staged through the pinned staging pool like pageable memory (synchronous on the host side): %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
+		accel_set_error("the copy %s %p was staged through the pinned staging pool like pageable memory: %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
 				what, ptr, ptr, region_kind_call[r.kind],
 				(unsigned long long)owner,
 				(unsigned long long)ctx->handle);
 		once = &warned_foreign;
 	} else {
-		accel_set_error("the copy %s pageable memory %p was staged through the pinned staging pool (the source is read before the call returns); use accel_host_alloc() or accel_host_register() for asynchronous copies",
-				what, ptr);
+		accel_set_error("the copy %s pageable memory %p was staged through the pinned staging pool (%s); use accel_host_alloc() or accel_host_register() for asynchronous copies",
+				what, ptr, *what == 'f' ?
+				"the source was read before the call returned" :
+				"the destination is written when the copy completes: keep it allocated until the stream is synchronized");
 	}
 	if (!accel_env_flag("ACCEL_SYNC_DEBUG") || atomic_exchange(once, true))
 		return;
@@ -138,6 +140,7 @@ ACCEL_EXPORT
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind)
 {
+	ACCEL_API_ENTER();
 	void *src_token = NULL, *dst_token = NULL;
 	struct accel_stream_impl *s;
 	struct accel_ctx *ctx;
@@ -199,10 +202,12 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 			.handle = sr.handle, .offset = sr.offset,
 		};
 
-		/* Staged now: the caller may free a pageable source. */
-		warn_staging(ctx, !sr.found ? src : dst, !sr.found ? "from" : "into");
 		seq = 0;
 		ret = accel_staging_copy(ctx, s->kstream, &dd, &ss, bytes, &seq);
+		/* Said only of a copy that was staged, never of a failure. */
+		if (!ret)
+			warn_staging(ctx, !sr.found ? src : dst,
+				     !sr.found ? "from" : "into");
 	} else {
 		memset(&desc, 0, sizeof(desc));
 		desc.op = ACCEL_OP_COPY;
@@ -263,6 +268,7 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 			     const void *const *srcs, const size_t *sizes,
 			     size_t count, enum accel_memcpy_kind kind)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	struct accel_desc *descs;
 	struct accel_ctx *ctx;

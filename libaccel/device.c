@@ -58,6 +58,7 @@ static uint64_t pinned_limit(const struct accel_ctx *ctx)
 ACCEL_EXPORT
 int accel_device_get_count(accel_context *handle, int *count)
 {
+	ACCEL_API_ENTER();
 	struct accel_cuda_device dev;
 	struct accel_ctx *ctx;
 	int ret;
@@ -83,6 +84,7 @@ ACCEL_EXPORT
 int accel_device_get_properties(accel_context *handle,
 				struct accel_device_prop *prop)
 {
+	ACCEL_API_ENTER();
 	struct accel_cuda_device dev;
 	struct accel_ctx *ctx;
 	size_t free_b, total_b;
@@ -125,6 +127,7 @@ ACCEL_EXPORT
 int accel_mem_get_info(accel_context *handle, size_t *free_bytes,
 		       size_t *total_bytes)
 {
+	ACCEL_API_ENTER();
 	struct accel_ctx *ctx;
 	size_t f, t;
 	int ret;
@@ -170,6 +173,7 @@ static uint64_t remaining(uint64_t deadline)
 ACCEL_EXPORT
 int accel_context_synchronize(accel_context *handle, uint64_t timeout_ns)
 {
+	ACCEL_API_ENTER();
 	uint64_t deadline, *streams = NULL;
 	unsigned int n = 0, i, cap = 0;
 	struct accel_child *c;

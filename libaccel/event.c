@@ -24,7 +24,6 @@ static int event_get_any(accel_event_t event, struct accel_event_impl **out)
 	struct accel_obj *obj;
 	int ret;
 
-	accel_clear_error();
 	ret = accel_obj_get((uint64_t)(uintptr_t)event, ACCEL_OBJ_EVENT, &obj);
 	if (ret)
 		return ret;
@@ -54,6 +53,7 @@ ACCEL_EXPORT
 int accel_event_create(accel_context *ctxh, unsigned int flags,
 		       accel_event_t *out)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_impl *ev;
 	struct accel_ctx *ctx;
 	int ret;
@@ -99,6 +99,7 @@ out:
 ACCEL_EXPORT
 int accel_event_destroy(accel_event_t event)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_impl *ev;
 	int ret;
 
@@ -119,6 +120,7 @@ int accel_event_destroy(accel_event_t event)
 ACCEL_EXPORT
 int accel_event_record(accel_event_t event, accel_stream_t stream)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_record rec;
 	struct accel_stream_impl *s;
 	struct accel_event_impl *ev;
@@ -148,6 +150,7 @@ out_event:
 ACCEL_EXPORT
 int accel_event_query(accel_event_t event)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_query q;
 	struct accel_event_impl *ev;
 	int ret;
@@ -171,6 +174,7 @@ int accel_event_query(accel_event_t event)
 ACCEL_EXPORT
 int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 {
+	ACCEL_API_ENTER();
 	struct accel_wait_entry ents[2];
 	struct accel_event_impl *ev;
 	int ret;
@@ -194,6 +198,7 @@ ACCEL_EXPORT
 int accel_event_elapsed_time(float *ms, accel_event_t start,
 			     accel_event_t end)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_elapsed el;
 	struct accel_event_impl *a, *b;
 	int ret;
@@ -260,6 +265,7 @@ ACCEL_EXPORT
 int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
 			    unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	return submit_event_op(stream, event, ACCEL_OP_STREAM_WAIT, 0, flags);
 }
 
@@ -268,6 +274,7 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 		     unsigned int mode, uint64_t timeout_ns,
 		     unsigned int *first)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_impl **evs = NULL, *ev0;
 	struct accel_wait_entry *ents = NULL;
 	struct accel_ctx *ctx = NULL;
@@ -326,6 +333,7 @@ out:
 ACCEL_EXPORT
 int accel_event_signal(accel_event_t event, uint64_t value, unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	struct accel_event_signal sg;
 	struct accel_event_impl *ev;
 	int ret;
@@ -348,5 +356,6 @@ ACCEL_EXPORT
 int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
 			    uint64_t value, unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	return submit_event_op(stream, event, ACCEL_OP_HOST_WAIT, value, flags);
 }

@@ -22,6 +22,16 @@ static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot *slots;
 static uint32_t nslots, free_head;
 
+void accel_handles_lock(void)
+{
+	pthread_mutex_lock(&handle_lock);
+}
+
+void accel_handles_unlock(void)
+{
+	pthread_mutex_unlock(&handle_lock);
+}
+
 int accel_obj_publish(struct accel_obj *obj, enum accel_obj_type type,
 		      void (*release)(struct accel_obj *), uint64_t *handle)
 {

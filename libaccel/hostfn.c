@@ -253,7 +253,8 @@ void accel_hostfn_stop(struct accel_ctx *ctx)
 	started = ctx->hf_started;
 	bell = ++ctx->hf_bell;
 	pthread_mutex_unlock(&ctx->lock);
-	if (!started)
+	/* Inherited across fork(): the thread is the parent's. */
+	if (!started || ctx->forked)
 		return;
 	signal_event(ctx, ctx->hf_doorbell, bell);
 	pthread_join(ctx->hf_thread, NULL);
@@ -271,6 +272,7 @@ void accel_hostfn_stop(struct accel_ctx *ctx)
 ACCEL_EXPORT
 int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn, void *arg)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	int ret;
 
@@ -312,6 +314,7 @@ int accel_stream_add_callback(accel_stream_t stream,
 			      accel_stream_callback_t fn, void *arg,
 			      unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	int ret;
 

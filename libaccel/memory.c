@@ -192,6 +192,7 @@ ACCEL_EXPORT
 int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 		     unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	struct accel_region r;
 	struct accel_ctx *ctx;
 	void *p;
@@ -230,6 +231,7 @@ ACCEL_EXPORT
 int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 			unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	struct accel_mem_register reg;
 	struct accel_region r;
 	struct accel_ctx *ctx;
@@ -312,6 +314,7 @@ static int cuda_device_alloc(struct accel_ctx *ctx, size_t size,
 ACCEL_EXPORT
 int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 {
+	ACCEL_API_ENTER();
 	struct accel_region r;
 	struct accel_ctx *ctx;
 	uint64_t off;
@@ -432,7 +435,6 @@ static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 		.ret = -ENOENT,
 	};
 
-	accel_clear_error();
 	if (!ptr)
 		return -EINVAL;
 	/* The reference keeps a.skip from naming a new context meanwhile. */
@@ -448,6 +450,7 @@ static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 ACCEL_EXPORT
 int accel_host_free(void *ptr)
 {
+	ACCEL_API_ENTER();
 	return release_ptr(ptr, LA_REGION_HOST_ALLOC,
 			   ACCEL_MEM_RELEASE_DEFERRED);
 }
@@ -455,6 +458,7 @@ int accel_host_free(void *ptr)
 ACCEL_EXPORT
 int accel_host_unregister(void *ptr, unsigned int flags)
 {
+	ACCEL_API_ENTER();
 	if (flags & ~ACCEL_HOST_UNREGISTER_DEFERRED)
 		return -EINVAL;
 	return release_ptr(ptr, LA_REGION_REGISTERED,
@@ -465,6 +469,7 @@ int accel_host_unregister(void *ptr, unsigned int flags)
 ACCEL_EXPORT
 int accel_free(void *dev_ptr)
 {
+	ACCEL_API_ENTER();
 	return release_ptr(dev_ptr, LA_REGION_DEVICE,
 			   ACCEL_MEM_RELEASE_DEFERRED);
 }

@@ -275,17 +275,20 @@ static void *chunk_worker(void *arg)
 /* The pool                                                            */
 /* ------------------------------------------------------------------ */
 
-static struct accel_staging *pool_get(struct accel_ctx *ctx)
+/* The context's pool, made on first use: 0 or -errno (-EACCES in a child). */
+static int pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 {
 	struct accel_staging *p, *old;
 	int ret;
 
 	p = __atomic_load_n(&ctx->staging, __ATOMIC_ACQUIRE);
-	if (p)
-		return p;
+	if (p) {
+		*out = p;
+		return 0;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
-		return NULL;
+		return -ENOMEM;
 	p->ctx = ctx;
 	p->chunk_size = env_ulong("ACCEL_STAGING_CHUNK_KB", STAGING_CHUNK_KB,
 				  4, 1UL << 20) << 10;
@@ -296,7 +299,7 @@ static struct accel_staging *pool_get(struct accel_ctx *ctx)
 	ret = accel_kevent_create(ctx, ACCEL_EVENT_USER, &p->doorbell);
 	if (ret) {
 		free(p);
-		return NULL;
+		return ret;
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
@@ -311,9 +314,13 @@ static struct accel_staging *pool_get(struct accel_ctx *ctx)
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
 		free(p);
-		return old;
+		if (!old)
+			return -ENOENT;
+		*out = old;
+		return 0;
 	}
-	return p;
+	*out = p;
+	return 0;
 }
 
 /* Pin one more chunk and start its worker. */
@@ -622,9 +629,9 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 
 	if (dst->pageable && src->pageable)
 		return h2h_copy(ctx, kstream, dst->ptr, src->ptr, bytes);
-	p = pool_get(ctx);
-	if (!p)
-		return ctx->dead ? -ENOENT : -ENOMEM;
+	ret = pool_get(ctx, &p);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&p->lock);
 	if (p->stopping)
 		ret = -ENOENT;
@@ -646,6 +653,19 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	return ret;
 }
 
+/* fork(): the pool's lock, after ctx->lock (context.c's lock order). */
+void accel_staging_lock(struct accel_ctx *ctx)
+{
+	if (ctx->staging)
+		pthread_mutex_lock(&ctx->staging->lock);
+}
+
+void accel_staging_unlock(struct accel_ctx *ctx)
+{
+	if (ctx->staging)
+		pthread_mutex_unlock(&ctx->staging->lock);
+}
+
 void accel_staging_stop(struct accel_ctx *ctx)
 {
 	struct accel_staging *p = ctx->staging;
@@ -654,6 +674,12 @@ void accel_staging_stop(struct accel_ctx *ctx)
 
 	if (!p || p->joined)
 		return;
+	if (ctx->forked) {
+		/* The workers are the parent's: there is nothing to join. */
+		p->stopping = true;
+		p->joined = true;
+		return;
+	}
 	pthread_mutex_lock(&p->lock);
 	p->stopping = true;
 	pthread_cond_broadcast(&p->cond);

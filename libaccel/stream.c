@@ -127,6 +127,7 @@ ACCEL_EXPORT
 int accel_stream_create(accel_context *ctxh, unsigned int flags, int priority,
 			accel_stream_t *out)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	struct accel_ctx *ctx;
 	int ret;
@@ -200,7 +201,6 @@ static int stream_get_any(accel_stream_t stream,
 	struct accel_obj *obj;
 	int ret;
 
-	accel_clear_error();
 	if (stream == ACCEL_STREAM_DEFAULT)
 		return default_stream_get(out);
 	ret = accel_obj_get((uint64_t)(uintptr_t)stream, ACCEL_OBJ_STREAM,
@@ -232,6 +232,7 @@ void accel_stream_put(struct accel_stream_impl *s)
 ACCEL_EXPORT
 int accel_stream_destroy(accel_stream_t stream)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	int ret;
 
@@ -255,6 +256,7 @@ static int stream_query_poll(struct accel_ctx *ctx, void *arg)
 ACCEL_EXPORT
 int accel_stream_query(accel_stream_t stream)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_query q;
 	struct accel_stream_impl *s;
 	int ret;
@@ -335,6 +337,7 @@ static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
 ACCEL_EXPORT
 int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_sync ss;
 	struct accel_stream_impl *s;
 	int ret;
@@ -375,6 +378,7 @@ int accel_stream_error(struct accel_stream_impl *s)
 ACCEL_EXPORT
 int accel_stream_get_priority(accel_stream_t stream, int *priority)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	int ret;
 
@@ -393,6 +397,7 @@ int accel_stream_get_priority(accel_stream_t stream, int *priority)
 ACCEL_EXPORT
 int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags)
 {
+	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	int ret;
 

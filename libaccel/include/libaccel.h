@@ -10,7 +10,9 @@
  * The promise libaccel makes on top of CUDA/AscendCL semantics: a buffer
  * handed to an asynchronous copy is never freed or reused underneath it.
  * Pageable (unregistered) sources are staged at enqueue; pinned buffers that
- * are freed with work queued are released when that work retires.
+ * are freed with work queued are released when that work retires. A
+ * pageable destination is written when its copy completes: it must stay
+ * allocated until then (accel_memcpy_async(3)).
  */
 #ifndef LIBACCEL_H
 #define LIBACCEL_H
@@ -149,6 +151,8 @@ int accel_context_create(accel_context **ctx, unsigned int flags);
  *   event)
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)): the
  *   context is left alive; destroy it from another thread
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_context_destroy(accel_context *ctx);
 
@@ -191,6 +195,8 @@ int accel_context_set_current(accel_context *ctx);
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - no context is alive
  * * %-EINVAL - @ctx is NULL
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_context_get_current(accel_context **ctx);
 
@@ -209,6 +215,8 @@ int accel_context_get_current(accel_context **ctx);
  * * %-EINVAL - @name is NULL
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_context_get_transport(accel_context *ctx, const char **name);
 
@@ -258,8 +266,12 @@ int accel_context_get_backend(accel_context *ctx, const char **name);
  * * %-EINVAL - @stream is NULL or @flags has unknown bits
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
- * * %-ENOSPC - the context has too many streams
+ * * %-ENOSPC - the context has 1024 streams (libaccel(7) LIMITS)
  * * %-ENOMEM - out of memory
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_create(accel_context *ctx, unsigned int flags, int priority,
 			accel_stream_t *stream);
@@ -280,6 +292,8 @@ int accel_stream_create(accel_context *ctx, unsigned int flags, int priority,
  * * %-EINVAL - @stream is ACCEL_STREAM_DEFAULT, a default @stream, or not a
  *   @stream handle
  * * %-ENOENT - @stream is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_stream_destroy(accel_stream_t stream);
 
@@ -298,6 +312,10 @@ int accel_stream_destroy(accel_stream_t stream);
  * * %-ENOENT - @stream is stale or unknown
  * * %-EINVAL - not a stream handle
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_query(accel_stream_t stream);
 
@@ -324,6 +342,11 @@ int accel_stream_query(accel_stream_t stream);
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
  *   a nonzero timeout: it could wait for itself
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOMEM - the driver had no memory for the wait
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
 
@@ -340,6 +363,13 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
  *
  * * %-EINVAL - @priority or flags is NULL, or not a stream handle
  * * %-ENOENT - @stream is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-EIO - the stream failed (sticky: every call on it but
+ *   accel_stream_destroy() returns it)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_get_priority(accel_stream_t stream, int *priority);
 
@@ -375,6 +405,8 @@ int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
  * * %-EINVAL - @least or @greatest is NULL
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_priority_range(accel_context *ctx, int *least,
 				int *greatest);
@@ -406,9 +438,13 @@ int accel_stream_priority_range(accel_context *ctx, int *least,
  * * %-EINVAL - @ptr is NULL, @size is 0, or @flags is not 0
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the driver's pinning limit, or out of
  *   memory
- * * %-ENOSPC - too many regions
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_host_alloc(accel_context *ctx, void **ptr, size_t size,
 		     unsigned int flags);
@@ -429,6 +465,8 @@ int accel_host_alloc(accel_context *ctx, void **ptr, size_t size,
  * * %-EINVAL - @ptr is NULL, or points inside an allocation or at memory of
  *   another kind
  * * %-ENOENT - no live context knows @ptr
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_host_free(void *ptr);
 
@@ -457,9 +495,13 @@ int accel_host_free(void *ptr);
  * * %-EFAULT - part of the range is not mapped (or not writable without
  *   READONLY)
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the pinning limit
- * * %-ENOSPC - too many regions
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_host_register(accel_context *ctx, void *ptr, size_t size,
 			unsigned int flags);
@@ -483,6 +525,8 @@ int accel_host_register(accel_context *ctx, void *ptr, size_t size,
  * * %-ENOENT - @ptr was not registered (or already unregistered)
  * * %-EBUSY - queued copies name the range and ACCEL_HOST_UNREGISTER_DEFERRED
  *   was not given
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_host_unregister(void *ptr, unsigned int flags);
 
@@ -504,9 +548,13 @@ int accel_host_unregister(void *ptr, unsigned int flags);
  *
  * * %-EINVAL - @dev_ptr is NULL or @size is 0
  * * %-ENOMEM - past the device memory limit, or out of memory
- * * %-ENOSPC - too many regions
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
 
@@ -524,6 +572,8 @@ int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
  * * %-EINVAL - @dev_ptr is NULL, or points inside an allocation or at memory
  *   of another kind
  * * %-ENOENT - no live context knows @dev_ptr
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_free(void *dev_ptr);
 
@@ -577,6 +627,10 @@ enum accel_memcpy_kind {
  * * %-ENOMEM - no memory for staging, or the pinning limit allows not even
  *   one staging chunk (accel_last_error_string(3) names the limit)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind);
@@ -630,6 +684,10 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
  * * %-ENOMEM - out of memory (descriptor array or bounce buffers)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-ENOTRECOVERABLE - the context's device was lost (cuda backend)
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-EFAULT - a pageable source cannot be read, or a pageable destination
+ *   cannot be written (see accel_memcpy_async(3))
  */
 int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 			     const void *const *srcs, const size_t *sizes,
@@ -713,10 +771,15 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
  * * %-EINVAL - @event is NULL, or @flags has unknown bits
- * * %-ENOSPC - too many events
+ * * %-ENOSPC - the context has 65536 events, those the library holds
+ *   included (libaccel(7) LIMITS)
  * * %-ENOMEM - out of memory
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_create(accel_context *ctx, unsigned int flags,
 		       accel_event_t *event);
@@ -734,6 +797,8 @@ int accel_event_create(accel_context *ctx, unsigned int flags,
  *
  * * %-ENOENT - @event is stale or unknown
  * * %-EINVAL - not an event handle
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_event_destroy(accel_event_t event);
 
@@ -754,6 +819,10 @@ int accel_event_destroy(accel_event_t event);
  * * %-ENOENT - @event or @stream is stale or unknown
  * * %-EIO - the @stream failed
  * * %-EAGAIN - the @stream's queue is full
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_record(accel_event_t event, accel_stream_t stream);
 
@@ -773,6 +842,10 @@ int accel_event_record(accel_event_t event, accel_stream_t stream);
  *   signalled with an error
  * * %-ENOENT - @event is stale or unknown
  * * %-EINVAL - not an event handle
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_query(accel_event_t event);
 
@@ -795,6 +868,11 @@ int accel_event_query(accel_event_t event);
  * * %-EINVAL - not an event handle
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
  *   a nonzero timeout: it could wait for itself
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOMEM - the driver had no memory for the wait
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns);
 
@@ -817,6 +895,10 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns);
  * * %-EAGAIN - one is not complete yet (cudaErrorNotReady)
  * * %-EIO - a point failed
  * * %-ENOENT - a handle is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_elapsed_time(float *ms, accel_event_t start,
 			     accel_event_t end);
@@ -841,6 +923,10 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
  * * %-ENOENT - a handle is stale or unknown
  * * %-EIO - @stream failed
  * * %-EAGAIN - the @stream's queue is full
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
 			    unsigned int flags);
@@ -873,6 +959,10 @@ int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
  * * %-ENOMEM - out of memory
  * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
  *   a nonzero timeout: it could wait for itself
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_wait(const accel_event_t *events, unsigned int count,
 		     unsigned int mode, uint64_t timeout_ns,
@@ -898,6 +988,10 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
  *   contexts
  * * %-ENOENT - a handle is stale or unknown
  * * %-EAGAIN - the stream's queue is full
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_event_signal(accel_event_t event, uint64_t value,
 		       unsigned int flags);
@@ -962,12 +1056,17 @@ typedef void (*accel_host_fn)(void *arg);
  * * %-EINVAL - @fn is NULL, or not a stream handle
  * * %-ENOENT - @stream is stale or unknown, or its context is being destroyed
  * * %-EIO - the @stream failed
- * * %-EAGAIN - the @stream's queue is full (the driver's queue_depth
- *   descriptors are queued); wait for some of its work to retire and try
+ * * %-EAGAIN - the @stream's queue is full (the driver's queue_depth,
+ *   65535 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
  *   again
  * * %-EACCES - the @stream's context was created by another process (a forked
  *   child using its parent's context)
  * * %-ENOMEM - out of memory
+ * * %-ENOSPC - no two events left in the context for the launch (each
+ *   pending launch takes two; libaccel(7) LIMITS)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
 			   void *arg);
@@ -1007,12 +1106,16 @@ const char *accel_strerror(int err);
  * (-ENOTRECOVERABLE). Messages that libaccel also prints on stderr are here
  * too.
  *
- * The string is per thread and about the last call only:
- * accel_context_create() and every call that names a context, stream, event
- * or buffer clear it when they start, so it is empty after a call that
- * succeeded, and after one that failed with nothing to add (the errno value
- * says it all; see accel_strerror(3)). It is never NULL, and stays valid and
- * unchanged until the thread's next libaccel call.
+ * The string is per thread and about the last call only: every call but
+ * accel_last_error_string() and accel_strerror() clears it when it starts,
+ * argument checks included. It is empty after a call that succeeded, but
+ * for a copy staged through the pinned staging pool, which leaves a note
+ * saying what was staged and why (pageable memory, or pinned memory of
+ * another context; a staged destination's note begins "the copy into ");
+ * and after one that failed with nothing to add (the errno value says it
+ * all; see accel_strerror(3)). It is never NULL, and stays valid and
+ * unchanged until the thread's next libaccel call other than
+ * accel_strerror().
  *
  * CUDA / AscendCL: cudaGetErrorString(cudaGetLastError()), aclGetRecentErrMsg
  *
@@ -1184,13 +1287,15 @@ typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
  *   destroyed.
  * * %-ENODEV - stream is ACCEL_STREAM_DEFAULT and no context is alive.
  * * %-EIO - the stream had already failed when the call was made.
- * * %-EAGAIN - the stream's queue is full (the driver's queue_depth
- *   descriptors are queued); wait for some of its work to retire and try
+ * * %-EAGAIN - the stream's queue is full (the driver's queue_depth,
+ *   65535 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
  *   again.
  * * %-EACCES - the stream's context was created by another process (a forked
  *   child using its parent's context).
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
  * * %-ENOMEM - out of memory.
+ * * %-ENOSPC - no two events left in the context for the callback (each
+ *   pending callback takes two; libaccel(7) LIMITS).
  */
 int accel_stream_add_callback(accel_stream_t stream,
 			      accel_stream_callback_t fn, void *arg,

@@ -6,6 +6,7 @@
  * registered in two contexts is released in the current one first.
  */
 #include <limits.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "helpers.h"
@@ -294,9 +295,127 @@ static int default_stream_without_context(void)
 	return T_PASS;
 }
 
+/*
+ * accel_last_error_string() is about the last call only: a call that
+ * fails its argument checks leaves it empty, not with the note of the
+ * staged copy before it.
+ */
+static int error_string_cleared_by_every_call(void)
+{
+	accel_context *c = t_ctx();
+	accel_event_t evs[256], e;
+	char page[64], *h;
+	accel_stream_t s;
+	size_t sz = 16;
+	void *d;
+	int i;
+
+	CHECK(c);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_malloc(c, &d, 4096));
+	CHECK_OK(accel_host_alloc(c, (void **)&h, 4096, 0));
+	CHECK_OK(accel_event_create(c, 0, &e));
+#define NOTE_THEN(call, want) do {					\
+		CHECK_OK(accel_memcpy_async(s, d, page, sizeof(page),	\
+					    ACCEL_MEMCPY_H2D));		\
+		CHECK(*accel_last_error_string());			\
+		CHECK_RET(call, want);					\
+		CHECK(!*accel_last_error_string());			\
+	} while (0)
+	NOTE_THEN(accel_memcpy_async(s, d, h, SIZE_MAX, ACCEL_MEMCPY_H2D),
+		  -EINVAL);
+	NOTE_THEN(accel_memcpy_async(s, NULL, h, 16, ACCEL_MEMCPY_H2D),
+		  -EINVAL);
+	NOTE_THEN(accel_memcpy_batch_async(s, &d, (const void **)&h, &sz,
+					   1 << 30, ACCEL_MEMCPY_H2D),
+		  -EINVAL);
+	NOTE_THEN(accel_event_wait(&e, 0, 0, 0, NULL), -EINVAL);
+	NOTE_THEN(accel_event_wait(NULL, 1, 0, 0, NULL), -EINVAL);
+	NOTE_THEN(accel_stream_create(c, 0, 0, NULL), -EINVAL);
+	NOTE_THEN(accel_event_create(c, 0, NULL), -EINVAL);
+	NOTE_THEN(accel_launch_host_func(s, NULL, NULL), -EINVAL);
+	NOTE_THEN(accel_host_alloc(c, NULL, 4096, 0), -EINVAL);
+	NOTE_THEN(accel_context_create(NULL, 0), -EINVAL);
+	NOTE_THEN(accel_context_get_current(NULL), -EINVAL);
+#undef NOTE_THEN
+	/* Too many events says why; the next call's bad mode does not. */
+	for (i = 0; i < 256; i++)
+		evs[i] = e;
+	CHECK_RET(accel_event_wait(evs, 256, 0, 0, NULL), -EINVAL);
+	CHECK_RET(accel_event_wait(&e, 1, 0x8, 0, NULL), -EINVAL);
+	CHECK(!*accel_last_error_string());
+	/* A staged destination is said to be written when the copy ends. */
+	CHECK_OK(accel_memcpy_async(s, page, d, sizeof(page),
+				    ACCEL_MEMCPY_D2H));
+	CHECK(strstr(accel_last_error_string(), "until the stream is synchronized"));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(!*accel_last_error_string());
+	return T_PASS;
+}
+
+/* Every page: errno is never set, whatever a call ran into. */
+static int errno_never_set(void)
+{
+	const long pg = sysconf(_SC_PAGESIZE);
+	accel_context *c = t_ctx(), *c2;
+	char page[64], *ro, *none;
+	accel_stream_t s;
+	void *d;
+
+	CHECK(c);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_malloc(c, &d, 4096));
+	ro = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	none = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(ro != MAP_FAILED && none != MAP_FAILED);
+#define ERRNO_KEPT(call, want) do {					\
+		errno = EBADMSG;					\
+		CHECK_RET(call, want);					\
+		CHECK_RET(errno, EBADMSG);				\
+	} while (0)
+	ERRNO_KEPT(accel_memcpy_async(s, ro, d, 16, ACCEL_MEMCPY_D2H),
+		   -EFAULT);
+	ERRNO_KEPT(accel_memcpy_async(s, none, d, 16, ACCEL_MEMCPY_D2H),
+		   -EFAULT);
+	ERRNO_KEPT(accel_memcpy_async(s, d, none, 16, ACCEL_MEMCPY_H2D),
+		   -EFAULT);
+	ERRNO_KEPT(accel_host_register(c, ro, pg, 0), -EFAULT);
+	ERRNO_KEPT(accel_host_register(c, none, pg, ACCEL_HOST_REGISTER_READONLY),
+		   -EFAULT);
+	ERRNO_KEPT(accel_free(page), -ENOENT);
+	ERRNO_KEPT(accel_memcpy_async(s, d, page, sizeof(page),
+				      ACCEL_MEMCPY_H2D), 0);
+	ERRNO_KEPT(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE), 0);
+	munmap(none, pg);
+	ERRNO_KEPT(accel_memcpy_async(s, d, none, 16, ACCEL_MEMCPY_H2D),
+		   -EFAULT);
+	/* No /dev/accelstream: the open's errno stays inside. */
+	if (access("/dev/accelstream", F_OK)) {
+		const char *old = getenv("ACCEL_TRANSPORT");
+		char *saved = old ? strdup(old) : NULL;
+		int ret;
+
+		setenv("ACCEL_TRANSPORT", "kernel", 1);
+		errno = EBADMSG;
+		ret = accel_context_create(&c2, 0);
+		if (saved)
+			setenv("ACCEL_TRANSPORT", saved, 1);
+		else
+			unsetenv("ACCEL_TRANSPORT");
+		free(saved);
+		CHECK(ret < 0);
+		CHECK_RET(errno, EBADMSG);
+	}
+#undef ERRNO_KEPT
+	munmap(ro, pg);
+	return T_PASS;
+}
+
 T_MAIN(T(fork_child_release_changes_nothing),
        T(failed_stream_every_call_eio),
        T(event_wait_count_checked_first),
        T(unregister_current_context_first),
        T(foreign_pinned_buffer_explained),
-       T(default_stream_without_context))
+       T(default_stream_without_context),
+       T(error_string_cleared_by_every_call),
+       T(errno_never_set))

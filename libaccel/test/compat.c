@@ -5,6 +5,8 @@
  * (not ready, timeouts, bad devices, stale handles, the primary context
  * made on first use, callbacks that learn the stream's status).
  */
+#include <stdbool.h>
+
 #include "helpers.h"
 #include "libaccel/cuda_compat.h"
 #include "libaccel/acl_compat.h"
@@ -32,6 +34,134 @@ static int cuda_primary_context_on_first_use(void)
 	CHECK(cudaFree(NULL) == cudaSuccess);
 	CHECK_OK(accel_context_get_current(&ctx));
 	drop_primary();
+	return T_PASS;
+}
+
+/*
+ * Threads whose first calls race make one primary context between them,
+ * with cuda_compat.h and acl_compat.h alike.
+ */
+#define RACERS	8
+
+struct racer {
+	pthread_barrier_t *go;
+	bool acl;
+	accel_context *got;
+	int ret;
+};
+
+static void *race_first_call(void *arg)
+{
+	struct racer *r = arg;
+	void *d = NULL;
+
+	pthread_barrier_wait(r->go);
+	if (r->acl)
+		r->ret = aclrtSetDevice(0) == ACL_SUCCESS &&
+			 aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST) ==
+			 ACL_SUCCESS ? 0 : -1;
+	else
+		r->ret = cudaMalloc(&d, 64) == cudaSuccess ? 0 : -1;
+	if (!r->ret)
+		r->ret = accel_context_get_current(&r->got);
+	if (d)
+		accel_free(d);
+	return NULL;
+}
+
+static int primary_made_once(bool acl)
+{
+	struct racer r[RACERS];
+	pthread_barrier_t go;
+	pthread_t th[RACERS];
+	int round, i, j;
+
+	for (round = 0; round < 20; round++) {
+		int distinct = 0;
+
+		pthread_barrier_init(&go, NULL, RACERS);
+		for (i = 0; i < RACERS; i++) {
+			r[i] = (struct racer){ .go = &go, .acl = acl };
+			CHECK(pthread_create(&th[i], NULL, race_first_call,
+					     &r[i]) == 0);
+		}
+		for (i = 0; i < RACERS; i++)
+			pthread_join(th[i], NULL);
+		pthread_barrier_destroy(&go);
+		for (i = 0; i < RACERS; i++) {
+			CHECK_OK(r[i].ret);
+			for (j = 0; j < i && r[j].got != r[i].got; j++)
+				;
+			if (j == i) {
+				distinct++;
+				accel_context_destroy(r[i].got);
+			}
+		}
+		CHECK_RET(distinct, 1);
+	}
+	return T_PASS;
+}
+
+static int cuda_primary_made_once_by_racing_threads(void)
+{
+	return primary_made_once(false);
+}
+
+static int acl_default_made_once_by_racing_threads(void)
+{
+	return primary_made_once(true);
+}
+
+/*
+ * cudaMemcpyAsync into pageable memory returns once the bytes are there,
+ * as in CUDA: the stream is gated, and the gate opens only once the call
+ * returned (or after a second, which is what lets the call return).
+ */
+struct opener {
+	accel_event_t gate;
+	volatile int returned;
+};
+
+static void *open_gate_later(void *arg)
+{
+	struct opener *o = arg;
+	int i;
+
+	for (i = 0; i < 1000 && !o->returned; i++)
+		usleep(1000);
+	accel_event_signal(o->gate, 1, 0);
+	return NULL;
+}
+
+static int cuda_memcpy_async_pageable_dst_done_on_return(void)
+{
+	accel_context *ctx = t_ctx();
+	struct opener o = { 0 };
+	unsigned char *h, *dst;
+	cudaStream_t s;
+	pthread_t th;
+	void *d;
+
+	CHECK(ctx);
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	CHECK(cudaMalloc(&d, 4096) == cudaSuccess);
+	CHECK(cudaMallocHost((void **)&h, 4096) == cudaSuccess);
+	t_fill(h, 4096, 9);
+	CHECK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s) ==
+	      cudaSuccess);
+	dst = malloc(4096);
+	CHECK(dst);
+	memset(dst, 0, 4096);
+	CHECK_OK(t_gate(s, &o.gate));
+	CHECK(pthread_create(&th, NULL, open_gate_later, &o) == 0);
+	CHECK(cudaMemcpyAsync(dst, d, 4096, cudaMemcpyDeviceToHost, s) ==
+	      cudaSuccess);
+	o.returned = 1;
+	CHECK(t_check_fill(dst, 4096, 9));
+	pthread_join(th, NULL);
+	free(dst);	/* at once, as a CUDA program may */
+	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+	CHECK(cudaStreamDestroy(s) == cudaSuccess);
 	return T_PASS;
 }
 
@@ -221,4 +351,7 @@ static int acl_timeouts_and_status(void)
 T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
        T(cuda_memcpy_is_synchronous), T(cuda_device_queries),
        T(cuda_stream_add_callback_status), T(acl_contexts_and_errors),
-       T(acl_timeouts_and_status))
+       T(acl_timeouts_and_status),
+       T(cuda_primary_made_once_by_racing_threads),
+       T(acl_default_made_once_by_racing_threads),
+       T(cuda_memcpy_async_pageable_dst_done_on_return))

@@ -104,14 +104,21 @@ static int drop_ipc_lock(void)
 	return syscall(SYS_capset, &hdr, d) ? -1 : 0;
 }
 
+/* The default pin limit: a quarter of RAM in MiB, at least 1 (the core's). */
+static uint64_t default_pinned_mb(void)
+{
+	uint64_t mb = ((uint64_t)sysconf(_SC_PHYS_PAGES) *
+		       (uint64_t)sysconf(_SC_PAGESIZE) / 4) >> 20;
+
+	return mb ? (mb > UINT32_MAX ? UINT32_MAX : mb) : 1;
+}
+
 static int pinned_limit_child(void)
 {
 	struct accel_device_prop p;
 	struct rlimit rl;
-	/* The default is a quarter of RAM (libaccel(7), accelstream(4)). */
-	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	uint64_t max_pinned = env_mb("ACCEL_INPROC_MAX_PINNED_MB",
-				     (ram / 4) >> 20);
+				     default_pinned_mb());
 
 	CHECK(t_ctx());
 	/* With CAP_IPC_LOCK (root here), the context's limit alone. */

@@ -5,6 +5,9 @@
 # gathers (call, errno) from the tests, CHECK_RET(accel_x(...), -EFOO) and
 # accel_x(...) == / != -EFOO, and looks for \-EFOO in the RETURN VALUE
 # section of man/accel_x.3 (following .so links). TAP, one line per pair.
+# Then, per man page, the errnos of its RETURN VALUE equal those the
+# kernel-doc of include/libaccel.h gives the calls documented on it (a
+# "Return: as accel_y()" follows accel_y): one line per page.
 set -eu
 cd "$(dirname "$0")/.."
 exec perl -e '
@@ -34,9 +37,41 @@ sub section {
 	$text =~ /^\.SH RETURN VALUE\n(.*?)(?=^\.SH |\z)/ms or return "";
 	return $1;
 }
+sub page_of {
+	my ($name) = @_;
+	open(my $fh, "<", "man/$name.3") or return undef;
+	local $/;
+	my $text = <$fh>;
+	return page_of($1) if $text =~ /^\.so\s+(?:man3\/)?(\S+)\.3\s*$/m;
+	return $name;
+}
+my %hdr;	# call => { errno => 1 }
+my %as;		# call => the call its Return: defers to
+{
+	open(my $fh, "<", "include/libaccel.h") or die "libaccel.h: $!";
+	local $/;
+	my $h = <$fh>;
+	while ($h =~ m{/\*\*\n \* (accel_\w+)\(\)(.*?)\*/}gs) {
+		my ($call, $body) = ($1, $2);
+		next unless $body =~ /Return:(.*)/s;
+		my $ret = $1;
+		if ($ret =~ /^\s*as (accel_\w+)\(\)/) {
+			$as{$call} = $1;
+			next;
+		}
+		$hdr{$call} = { map { $_ => 1 } $ret =~ /-(E[A-Z]+)\b/g };
+	}
+}
+my %page_hdr;	# page => { errno => 1 }, over the calls it documents
+for my $call (keys %hdr) {
+	my $page = page_of($call);
+	next unless defined $page;
+	$page_hdr{$page}{$_} = 1 for keys %{$hdr{$call}};
+}
 my @keys = sort keys %pairs;
+my @pages = sort keys %page_hdr;
 my ($n, $fail) = (0, 0);
-print "TAP version 13\n1..", scalar(@keys), "\n";
+print "TAP version 13\n1..", scalar(@keys) + scalar(@pages), "\n";
 for my $k (@keys) {
 	my ($call, $err) = split / /, $k;
 	my $sec = section($call);
@@ -49,6 +84,18 @@ for my $k (@keys) {
 		$fail++;
 	} else {
 		print "ok $n $call $err\n";
+	}
+}
+for my $page (@pages) {
+	my %man = map { $_ => 1 } (section($page) // "") =~ /\\-(E[A-Z]+)\b/g;
+	my @hdr_only = grep { !$man{$_} } sort keys %{$page_hdr{$page}};
+	my @man_only = grep { !$page_hdr{$page}{$_} } sort keys %man;
+	$n++;
+	if (@hdr_only || @man_only) {
+		print "not ok $n header agrees with man/$page.3 # only in libaccel.h: @hdr_only; only on the page: @man_only\n";
+		$fail++;
+	} else {
+		print "ok $n header agrees with man/$page.3\n";
 	}
 }
 printf "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", $n - $fail, $fail;

@@ -165,6 +165,50 @@ static int context_destroy_cancels(void)
 	return T_PASS;
 }
 
+/*
+ * Calls a callback run from accel_context_destroy() makes on its stream:
+ * the destroy has begun, so a wait ends at once (-ENOENT, as for a
+ * destroyed context), a new callback is refused (-ENOENT: its context is
+ * being destroyed), and the not-yet-cancelled work is still pending.
+ */
+struct in_destroy {
+	int sync0, sync_inf, add, query;
+	int calls;
+};
+
+static void calls_in_destroy(accel_stream_t stream, int status, void *arg)
+{
+	struct in_destroy *r = arg;
+
+	(void)status;
+	r->calls++;
+	r->sync0 = accel_stream_synchronize(stream, 0);
+	r->sync_inf = accel_stream_synchronize(stream, ACCEL_TIMEOUT_INFINITE);
+	r->add = accel_stream_add_callback(stream, record, NULL, 0);
+	r->query = accel_stream_query(stream);
+}
+
+static int calls_from_destroy(void)
+{
+	struct in_destroy r = { 0 };
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK_OK(accel_context_create(&ctx, 0));
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_stream_add_callback(s, calls_in_destroy, &r, 0));
+	CHECK_OK(accel_context_destroy(ctx));
+	CHECK_RET(r.calls, 1);
+	CHECK_RET(accel_stream_synchronize(s, 0), -ENOENT);
+	CHECK_RET(r.sync0, -ETIME);
+	CHECK_RET(r.sync_inf, -ENOENT);
+	CHECK_RET(r.add, -ENOENT);
+	CHECK_RET(r.query, -EAGAIN);
+	return T_PASS;
+}
+
 static int errnos(void)
 {
 	struct seen seen = SEEN_INIT;
@@ -247,4 +291,4 @@ static int other_process(void)
 T_MAIN(T(failed_before_the_call), T(queue_full), T(other_process),
        T(success_status_zero_in_order), T(default_stream_named_as_given),
        T(failed_stream_reports_error), T(destroyed_stream_still_reports),
-       T(context_destroy_cancels), T(errnos))
+       T(context_destroy_cancels), T(calls_from_destroy), T(errnos))

@@ -25,6 +25,7 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -113,14 +114,25 @@ static inline aclError accel_acl_error(int err)
 	}
 }
 
-/* The process's default context, made if there is none; 0 or -errno. */
+#ifndef ACCEL_COMPAT_DEFAULT_LOCK
+#define ACCEL_COMPAT_DEFAULT_LOCK
+/* One lock for the default context: see libaccel/cuda_compat.h. */
+__attribute__((weak)) pthread_mutex_t accel_compat_default_lock =
+	PTHREAD_MUTEX_INITIALIZER;
+#endif
+
+/* The process's default context, made once if there is none; 0 or -errno. */
 static inline int accel_acl_default_context(void)
 {
 	accel_context *ctx;
+	int r;
 
-	if (!accel_context_get_current(&ctx))
-		return 0;
-	return accel_context_create(&ctx, 0);
+	pthread_mutex_lock(&accel_compat_default_lock);
+	r = accel_context_get_current(&ctx);
+	if (r)
+		r = accel_context_create(&ctx, 0);
+	pthread_mutex_unlock(&accel_compat_default_lock);
+	return r;
 }
 
 /* 0 or a relative timeout in ns from AscendCL's milliseconds (-1: none). */

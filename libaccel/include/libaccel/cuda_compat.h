@@ -10,11 +10,13 @@
  * here is part of libaccel's ABI. The mapping, and what differs from
  * CUDA, is in accel_compat(7). In short:
  *  - the first call that needs a context creates one (CUDA's primary
- *    context) if the process has none; when several threads start at
- *    once, make one call (cudaSetDevice, cudaFree(0)) first;
+ *    context) if the process has none, once, however many threads make
+ *    their first call at the same time;
  *  - stream 0 is the calling thread's default stream (cudaStreamPerThread
  *    semantics: it does not synchronize with other streams);
  *  - cudaMemcpy is cudaMemcpyAsync on that stream, then its synchronize;
+ *  - cudaMemcpyAsync into pageable memory returns once the copy completed
+ *    (as in CUDA), so that the destination may be read, or freed, at once;
  *  - errors map from libaccel's errno values (accel_cuda_error());
  *    cudaGetLastError reports the calling thread's last error of the
  *    calls made from this translation unit.
@@ -27,9 +29,11 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libaccel.h"
 
@@ -137,14 +141,30 @@ static inline cudaError_t accel_cuda_ret(int err)
 	return e;
 }
 
+#ifndef ACCEL_COMPAT_DEFAULT_LOCK
+#define ACCEL_COMPAT_DEFAULT_LOCK
+/*
+ * Serializes making the default (primary) context, in cuda_compat.h and
+ * acl_compat.h alike. Weak, so that every translation unit of the
+ * program that includes either header shares one lock: threads whose
+ * first calls race make one context between them.
+ */
+__attribute__((weak)) pthread_mutex_t accel_compat_default_lock =
+	PTHREAD_MUTEX_INITIALIZER;
+#endif
+
 /* Make the primary context if the process has none; 0 or -errno. */
 static inline int accel_cuda_primary(void)
 {
 	accel_context *ctx;
+	int r;
 
-	if (!accel_context_get_current(&ctx))
-		return 0;
-	return accel_context_create(&ctx, 0);
+	pthread_mutex_lock(&accel_compat_default_lock);
+	r = accel_context_get_current(&ctx);
+	if (r)
+		r = accel_context_create(&ctx, 0);
+	pthread_mutex_unlock(&accel_compat_default_lock);
+	return r;
 }
 
 /* Run a libaccel call; with no context yet, make the primary one. */
@@ -517,13 +537,35 @@ static inline cudaError_t cudaHostUnregister(void *ptr)
 					ACCEL_HOST_UNREGISTER_DEFERRED));
 }
 
+/*
+ * A copy into pageable memory is synchronous in CUDA: the call returns
+ * once the bytes are in the destination, which may then be read or freed.
+ * libaccel writes a staged destination when the copy completes, and says
+ * it staged one in accel_last_error_string() ("the copy into ..."): then
+ * wait for the stream here, as CUDA would have.
+ */
+static inline int accel_cuda_memcpy_async(void *dst, const void *src,
+					  size_t count,
+					  enum cudaMemcpyKind kind,
+					  cudaStream_t stream)
+{
+	static const char staged_dst[] = "the copy into ";
+	int r = accel_memcpy_async(stream, dst, src, count,
+				   (enum accel_memcpy_kind)kind);
+
+	if (!r && !strncmp(accel_last_error_string(), staged_dst,
+			   sizeof(staged_dst) - 1))
+		r = accel_stream_synchronize(stream, ACCEL_TIMEOUT_INFINITE);
+	return r;
+}
+
 static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src,
 					  size_t count,
 					  enum cudaMemcpyKind kind,
 					  cudaStream_t stream)
 {
-	ACCEL_CUDA_CALL(accel_memcpy_async(stream, dst, src, count,
-					   (enum accel_memcpy_kind)kind));
+	ACCEL_CUDA_CALL(accel_cuda_memcpy_async(dst, src, count, kind,
+						stream));
 }
 
 static inline cudaError_t cudaMemcpy(void *dst, const void *src,

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-context limits, as libaccel(7) LIMITS states them: 1024 streams,
+ * 65536 events less the one each context keeps for waking waiters on
+ * destroy (and one more once a host function ran: its thread's
+ * doorbell), 8192 memory regions (device allocations included), 65535
+ * descriptors queued per stream; past them -ENOSPC, or -EAGAIN for a
+ * full queue. Whatever fails changes nothing: freeing one makes room.
+ */
+#include "helpers.h"
+
+static void noop(void *arg)
+{
+	(void)arg;
+}
+
+static int streams_enospc(void)
+{
+	accel_context *c = t_ctx();
+	accel_stream_t s, last = NULL;
+	int n = 0;
+
+	CHECK(c);
+	while (!accel_stream_create(c, 0, 0, &s)) {
+		last = s;
+		n++;
+	}
+	CHECK_RET(n, 1024);
+	CHECK_RET(accel_stream_create(c, 0, 0, &s), -ENOSPC);
+	CHECK_OK(accel_stream_destroy(last));
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	return T_PASS;
+}
+
+static int count_events(accel_context *c, accel_event_t *last)
+{
+	accel_event_t e;
+	int n = 0;
+
+	while (!accel_event_create(c, 0, &e)) {
+		*last = e;
+		n++;
+	}
+	return n;
+}
+
+static int events_enospc(void)
+{
+	accel_context *c = t_ctx();
+	accel_event_t e, last = NULL;
+
+	CHECK(c);
+	CHECK_RET(count_events(c, &last), 65535);
+	CHECK_RET(accel_event_create(c, 0, &e), -ENOSPC);
+	CHECK_OK(accel_event_destroy(last));
+	CHECK_OK(accel_event_create(c, 0, &e));
+	return T_PASS;
+}
+
+static int host_function_takes_an_event(void)
+{
+	accel_context *c = t_ctx();
+	accel_event_t last = NULL;
+	accel_stream_t s;
+
+	CHECK(c);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_launch_host_func(s, noop, NULL));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK_RET(count_events(c, &last), 65534);
+	/* A launch needs two events of its own: none left, -ENOSPC. */
+	CHECK_RET(accel_launch_host_func(s, noop, NULL), -ENOSPC);
+	return T_PASS;
+}
+
+static int device_allocations_enospc(void)
+{
+	accel_context *c = t_ctx();
+	void *d, *last = NULL;
+	char *h;
+	int n = 0;
+
+	CHECK(c);
+	while (!accel_malloc(c, &d, 1)) {
+		last = d;
+		n++;
+	}
+	CHECK_RET(n, 8192);
+	CHECK_RET(accel_malloc(c, &d, 1), -ENOSPC);
+	CHECK_RET(accel_host_alloc(c, (void **)&h, 64, 0), -ENOSPC);
+	CHECK_OK(accel_free(last));
+	CHECK_OK(accel_host_alloc(c, (void **)&h, 64, 0));
+	return T_PASS;
+}
+
+static int queue_full_eagain(void)
+{
+	accel_context *c = t_ctx();
+	accel_event_t gate;
+	accel_stream_t s;
+	char *h;
+	void *d;
+	int n = 0;
+
+	CHECK(c);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_host_alloc(c, (void **)&h, 64, 0));
+	CHECK_OK(accel_malloc(c, &d, 64));
+	CHECK_OK(t_gate(s, &gate));
+	while (!accel_memcpy_async(s, d, h, 4, ACCEL_MEMCPY_H2D))
+		n++;
+	CHECK_RET(n, 65535);
+	CHECK_RET(accel_memcpy_async(s, d, h, 4, ACCEL_MEMCPY_H2D), -EAGAIN);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK_OK(accel_memcpy_async(s, d, h, 4, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	return T_PASS;
+}
+
+T_MAIN(T(streams_enospc), T(events_enospc), T(host_function_takes_an_event),
+       T(device_allocations_enospc), T(queue_full_eagain))
