@@ -287,19 +287,72 @@ static bool mapped(const void *p, size_t len)
 	return true;
 }
 
+/*
+ * The same copy through a pipe, for kernels without process_vm_readv
+ * (CONFIG_CROSS_MEMORY_ATTACH off, as in the debug kernel): write(2) from
+ * an unreadable source and read(2) into an unwritable destination fail
+ * with EFAULT instead of faulting.
+ */
+static bool pipe_copy(void *dst, const void *src, size_t len)
+{
+	static int fd[2] = { -1, -1 };
+	static pid_t owner;
+	char scratch[4096];
+	size_t done = 0;
+
+	/* One pipe per process: a forked child must not share the parent's. */
+	if (owner != getpid()) {
+		if (pipe(fd))
+			return false;
+		owner = getpid();
+	}
+	while (done < len) {
+		size_t n = len - done < sizeof(scratch) ? len - done : sizeof(scratch);
+		ssize_t w = write(fd[1], (const char *)src + done, n);
+		ssize_t r;
+
+		if (w != (ssize_t)n) {
+			if (w > 0 && read(fd[0], scratch, w) < 0)
+				owner = 0;	/* a new pipe next time */
+			return false;
+		}
+		r = read(fd[0], (char *)dst + done, n);
+		if (r != (ssize_t)n) {
+			/* Drain what the faulting read left in the pipe. */
+			if (read(fd[0], scratch, n - (r > 0 ? r : 0)) < 0)
+				owner = 0;
+			return false;
+		}
+		done += n;
+	}
+	return true;
+}
+
 /* Copy out of our own address space; false where it would fault. */
 static bool peek(void *dst, const void *src, size_t len)
 {
 	struct iovec l = { dst, len }, r = { (void *)src, len };
+	ssize_t n;
 
-	return !len || process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len;
+	if (!len)
+		return true;
+	n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	if (n < 0 && errno == ENOSYS)
+		return pipe_copy(dst, src, len);
+	return n == (ssize_t)len;
 }
 
 static bool poke(void *dst, const void *src, size_t len)
 {
 	struct iovec l = { (void *)src, len }, r = { dst, len };
+	ssize_t n;
 
-	return !len || process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len;
+	if (!len)
+		return true;
+	n = process_vm_writev(getpid(), &l, 1, &r, 1, 0);
+	if (n < 0 && errno == ENOSYS)
+		return pipe_copy(dst, src, len);
+	return n == (ssize_t)len;
 }
 
 /* ---- pinned totals ------------------------------------------------------ */
