@@ -108,18 +108,11 @@ static int pinned_limit_child(void)
 {
 	struct accel_device_prop p;
 	struct rlimit rl;
-	/* Both transports' default: a quarter of RAM, in whole MiB. */
-	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-		       (uint64_t)sysconf(_SC_PAGESIZE);
+	/* The default is a quarter of RAM (libaccel(7), accelstream(4)). */
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	uint64_t max_pinned = env_mb("ACCEL_INPROC_MAX_PINNED_MB",
-				     (ram / 4) >> 20 ? (ram / 4) >> 20 : 1);
+				     (ram / 4) >> 20);
 
-	/*
-	 * CUDA does not survive fork (the parent has initialised it): the
-	 * child tests the pinning limit, which is the transport's, over the
-	 * cpu backend.
-	 */
-	CHECK(setenv("ACCEL_BACKEND", "cpu", 1) == 0);
 	CHECK(t_ctx());
 	/* With CAP_IPC_LOCK (root here), the context's limit alone. */
 	CHECK_OK(accel_device_get_properties(NULL, &p));
@@ -145,7 +138,16 @@ static int pinned_limit(void)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid) {
-		int r = pinned_limit_child();
+		int r;
+
+		/*
+		 * CUDA does not survive fork (the parent has initialised
+		 * it): the child tests the pinning limit, the transport's,
+		 * over the cpu backend.
+		 */
+		if (setenv("ACCEL_BACKEND", "cpu", 1))
+			_exit(T_FAIL);
+		r = pinned_limit_child();
 
 		t_ctx_cleanup();
 		_exit(r);
