@@ -8,14 +8,18 @@
  * time they are needed and reused until the context is destroyed: over
  * the module they are ACCEL_MEM_HOST allocations (kernel-pinned, charged
  * to RLIMIT_MEMLOCK), with the cuda backend also cudaHostRegister'ed once
- * each. A copy goes through them in pieces of at most one chunk; each
- * chunk has a worker thread that refills it while earlier pieces are on
- * the wire and copies D2H pieces out into their pageable destination.
+ * each. A copy goes through them in pieces of at most one chunk: the
+ * caller fills a free chunk, or waits for the oldest busy one's copy to
+ * retire, with ACCEL_STAGING_THREADS - 1 fill threads (default 3) copying
+ * slices of large pieces alongside it; each chunk has a worker thread that
+ * copies D2H pieces out into their pageable destination.
  *
  * The promise stays: a pageable source has been read when the call
- * returns. A piece whose chunk is still busy (its stream is behind, or
- * gated) is kept in ordinary, unpinned memory until the chunk is free, so
- * that a queue of any length pins no more than the pool.
+ * returns, but for bytes an unfinished pageable write of the same stream
+ * will write, which are read once written (stream order). A piece whose
+ * chunk does not come free in time (its stream is behind, or gated) is
+ * kept in ordinary, unpinned memory until the chunk is free, so that a
+ * queue of any length pins no more than the pool.
  */
 #ifndef LIBACCEL_STAGING_H
 #define LIBACCEL_STAGING_H

@@ -11,13 +11,19 @@
  * FAKE_CUDA_CALL_NS=N busy-waits N ns in every stream/event call (a rough
  * model of the driver's cost per call), and FAKE_CUDA_STATS=1 prints how
  * many of each call were made, at exit.
+ *
+ * As with CUDA, a child forked after the parent initialised the runtime
+ * cannot use it: its cudaGetDeviceCount() fails with
+ * cudaErrorInitializationError.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -70,7 +76,19 @@ static void call(int what)
 	}
 }
 
-cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+static pid_t init_pid;
+
+cudaError_t cudaGetDeviceCount(int *n)
+{
+	pid_t self = getpid(), was = 0;
+
+	if (!__atomic_compare_exchange_n(&init_pid, &was, self, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+	    was != self)
+		return cudaErrorInitializationError;
+	*n = 1;
+	return cudaSuccess;
+}
 cudaError_t cudaSetDevice(int d) { call(C_SETDEV); return d ? cudaErrorInvalidDevice : cudaSuccess; }
 cudaError_t cudaGetDevice(int *d) { call(C_GETDEV); *d = 0; return cudaSuccess; }
 cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
