@@ -18,14 +18,17 @@ static int streams_enospc(void)
 {
 	accel_context *c = t_ctx();
 	accel_stream_t s, last = NULL;
+	const char *backend = "";
 	int n = 0;
 
 	CHECK(c);
+	CHECK_OK(accel_context_get_backend(c, &backend));
 	while (!accel_stream_create(c, 0, 0, &s)) {
 		last = s;
 		n++;
 	}
-	CHECK_RET(n, 1024);
+	/* The cuda backend keeps one stream for itself (libaccel(7)). */
+	CHECK_RET(n, strcmp(backend, "cuda") ? 1024 : 1023);
 	CHECK_RET(accel_stream_create(c, 0, 0, &s), -ENOSPC);
 	CHECK_OK(accel_stream_destroy(last));
 	CHECK_OK(accel_stream_create(c, 0, 0, &s));
