@@ -3,7 +3,7 @@
  * The in-process transport: the accelstream ioctl ABI served by a
  * userspace model of the driver, for machines where the module cannot be
  * loaded. The scheduling rules come from the driver's own core
- * (driver/as_core.c, compiled into libaccel unchanged); this file is only
+ * (core/as_core.c, compiled into libaccel unchanged); this file is only
  * the shell: mlock for pinning, a mutex and condition variable for
  * waiting, and one worker thread per stream as the copy engine (in order
  * per stream, concurrent across streams).

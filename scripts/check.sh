@@ -74,8 +74,8 @@ core_test() {
 	mkdir -p build/core
 	${CC:-gcc} -std=gnu11 -O1 -g -Wall -Wextra -Wno-sign-compare \
 		-Wno-unused-parameter -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -isystem "$KSFT" -Idriver -Iuapi \
-		tests/core/test_core.c driver/as_core.c -o build/core/test_core &&
+		-fno-sanitize-recover=all -isystem "$KSFT" -Icore -Iuapi \
+		tests/core/test_core.c core/as_core.c -o build/core/test_core &&
 		build/core/test_core
 }
 step core core_test
