@@ -18,7 +18,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
-#include "as_core.h"
+#include "asc_core.h"
 
 #define AS_DRV_NAME	"accelstream"
 

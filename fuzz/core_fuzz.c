@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * core_fuzz: a libFuzzer target on the pure scheduling core
- * (driver/as_core.c, compiled unchanged in userspace).
+ * (core/asc_core.c, compiled unchanged in userspace).
  *
  * The input is a little program. Each step takes an opcode byte and its
  * operands from the input and drives the core the way the kernel shell
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "as_core.h"
+#include "asc_core.h"
 
 #define CHECK(c)							\
 	do {								\

@@ -3,7 +3,7 @@
  * The in-process transport: the accelstream ioctl ABI served by a
  * userspace model of the driver, for machines where the module cannot be
  * loaded. The scheduling rules come from the driver's own core
- * (core/as_core.c, compiled into libaccel unchanged); this file is only
+ * (core/asc_core.c, compiled into libaccel unchanged); this file is only
  * the shell: mlock for pinning, a mutex and condition variable for
  * waiting, and one worker thread per stream as the copy engine (in order
  * per stream, concurrent across streams).
@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "as_core.h"
+#include "asc_core.h"
 #include "transport.h"
 
 #define container_of(ptr, type, member) \

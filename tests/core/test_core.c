@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests of the pure scheduling core (driver/as_core.c), compiled in
+ * Unit tests of the pure scheduling core (driver/asc_core.c), compiled in
  * userspace from the very file the module builds.
  */
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "as_core.h"
+#include "asc_core.h"
 
 static struct as_entry mk_copy(struct as_region *dst, struct as_region *src,
 			       u64 doff, u64 soff, u64 len)

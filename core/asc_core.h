@@ -8,10 +8,10 @@
  * core, and then sleeps, wakes, pins or frees as the core's answer says.
  * Every function here must be called with the shell's context lock held.
  */
-#ifndef _AS_CORE_H
-#define _AS_CORE_H
+#ifndef _ASC_CORE_H
+#define _ASC_CORE_H
 
-#include "as_types.h"
+#include "asc_types.h"
 
 /**
  * struct as_timeline - a stream's 64-bit timeline
@@ -219,4 +219,4 @@ int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
 #define AS_GREATEST_PRIORITY	(-1)
 #define AS_LEAST_PRIORITY	0
 
-#endif /* _AS_CORE_H */
+#endif /* _ASC_CORE_H */

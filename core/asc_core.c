@@ -6,7 +6,7 @@
  * Nothing here locks, allocates or sleeps: every function runs under the
  * shell's context lock and reports what the shell must do next.
  */
-#include "as_core.h"
+#include "asc_core.h"
 
 static_assert(sizeof(struct accel_desc) == 64, "descriptor is 64 bytes");
 static_assert(sizeof(struct accel_info) % 8 == 0, "info is 8-byte sized");
