@@ -23,12 +23,12 @@ static bool all_zero(const u32 *p, size_t n)
 }
 
 /**
- * as_check_info() - check the input of %ACCEL_IOC_GET_INFO
+ * asc_check_info() - check the input of %ACCEL_IOC_GET_INFO
  * @in: the structure as copied from userspace.
  *
  * Return: 0, or -EINVAL when @flags or a reserved field is not zero.
  */
-int as_check_info(const struct accel_info *in)
+int asc_check_info(const struct accel_info *in)
 {
 	if (in->flags || !all_zero(in->reserved, sizeof(in->reserved) / 4))
 		return -EINVAL;
@@ -36,12 +36,12 @@ int as_check_info(const struct accel_info *in)
 }
 
 /**
- * as_check_mem_register() - check a register request before pinning
+ * asc_check_mem_register() - check a register request before pinning
  * @r: the request.
  *
  * Return: 0, or -EINVAL for zero size, a wrapping range or unknown flags.
  */
-int as_check_mem_register(const struct accel_mem_register *r)
+int asc_check_mem_register(const struct accel_mem_register *r)
 {
 	u64 end;
 
@@ -53,7 +53,7 @@ int as_check_mem_register(const struct accel_mem_register *r)
 }
 
 /**
- * as_check_mem_alloc() - check an allocation request
+ * asc_check_mem_alloc() - check an allocation request
  * @a: the request.
  *
  * Output fields are not checked: they are overwritten.
@@ -62,7 +62,7 @@ int as_check_mem_register(const struct accel_mem_register *r)
  * %ACCEL_MEM_HOST and %ACCEL_MEM_DEVICE; -ENOMEM for a size no machine
  * could back (above 2^46 bytes).
  */
-int as_check_mem_alloc(const struct accel_mem_alloc *a)
+int asc_check_mem_alloc(const struct accel_mem_alloc *a)
 {
 	if (a->flags != ACCEL_MEM_HOST && a->flags != ACCEL_MEM_DEVICE)
 		return -EINVAL;
@@ -74,23 +74,23 @@ int as_check_mem_alloc(const struct accel_mem_alloc *a)
 }
 
 /**
- * as_check_mem_release() - check a release request
+ * asc_check_mem_release() - check a release request
  * @r: the request.
  *
  * Return: 0, or -EINVAL for unknown flags.
  */
-int as_check_mem_release(const struct accel_mem_release *r)
+int asc_check_mem_release(const struct accel_mem_release *r)
 {
 	return (r->flags & ~ACCEL_MEM_RELEASE_DEFERRED) ? -EINVAL : 0;
 }
 
 /**
- * as_check_stream_create() - check a stream creation request
+ * asc_check_stream_create() - check a stream creation request
  * @c: the request.
  *
  * Return: 0, or -EINVAL for unknown flags or a nonzero pad.
  */
-int as_check_stream_create(const struct accel_stream_create *c)
+int asc_check_stream_create(const struct accel_stream_create *c)
 {
 	if (c->flags & ~ACCEL_STREAM_NON_BLOCKING)
 		return -EINVAL;
@@ -100,36 +100,36 @@ int as_check_stream_create(const struct accel_stream_create *c)
 }
 
 /**
- * as_check_handle() - check a one-handle argument
+ * asc_check_handle() - check a one-handle argument
  * @h: the argument.
  *
  * Return: 0, or -EINVAL for a nonzero pad.
  */
-int as_check_handle(const struct accel_handle *h)
+int asc_check_handle(const struct accel_handle *h)
 {
 	return h->pad ? -EINVAL : 0;
 }
 
 /**
- * as_check_stream_sync() - check a stream synchronize request
+ * asc_check_stream_sync() - check a stream synchronize request
  * @s: the request.
  *
  * Return: 0, or -EINVAL for nonzero flags.
  */
-int as_check_stream_sync(const struct accel_stream_sync *s)
+int asc_check_stream_sync(const struct accel_stream_sync *s)
 {
 	return s->flags ? -EINVAL : 0;
 }
 
 /**
- * as_check_submit() - check a submission header
+ * asc_check_submit() - check a submission header
  * @s: the header.
  * @max_submit: the most descriptors one submission may carry.
  *
  * Return: 0, or -EINVAL for a count of 0 or above @max_submit, a NULL array,
  * or nonzero flags or pad.
  */
-int as_check_submit(const struct accel_submit *s, u32 max_submit)
+int asc_check_submit(const struct accel_submit *s, u32 max_submit)
 {
 	if (!s->count || s->count > max_submit || !s->descs)
 		return -EINVAL;
@@ -139,13 +139,13 @@ int as_check_submit(const struct accel_submit *s, u32 max_submit)
 }
 
 /**
- * as_check_event_create() - check an event creation request
+ * asc_check_event_create() - check an event creation request
  * @c: the request.
  *
  * Return: 0, or -EINVAL for unknown flags, or %ACCEL_EVENT_TIMING together
  * with %ACCEL_EVENT_USER.
  */
-int as_check_event_create(const struct accel_event_create *c)
+int asc_check_event_create(const struct accel_event_create *c)
 {
 	if (c->flags & ~(ACCEL_EVENT_TIMING | ACCEL_EVENT_USER))
 		return -EINVAL;
@@ -155,25 +155,25 @@ int as_check_event_create(const struct accel_event_create *c)
 }
 
 /**
- * as_check_event_signal() - check a host signal request
+ * asc_check_event_signal() - check a host signal request
  * @s: the request.
  *
  * Return: 0, or -EINVAL for unknown flags.
  */
-int as_check_event_signal(const struct accel_event_signal *s)
+int asc_check_event_signal(const struct accel_event_signal *s)
 {
 	return (s->flags & ~ACCEL_SIGNAL_ERROR) ? -EINVAL : 0;
 }
 
 /**
- * as_check_wait() - check a host wait request
+ * asc_check_wait() - check a host wait request
  * @w: the request.
  * @max_wait: the most entries one wait may name.
  *
  * Return: 0, or -EINVAL for a bad count, a NULL array, unknown flags or a
  * nonzero pad.
  */
-int as_check_wait(const struct accel_wait *w, u32 max_wait)
+int asc_check_wait(const struct accel_wait *w, u32 max_wait)
 {
 	if (!w->count || w->count > max_wait || !w->entries)
 		return -EINVAL;
@@ -185,18 +185,18 @@ int as_check_wait(const struct accel_wait *w, u32 max_wait)
 }
 
 /**
- * as_check_wait_entry() - check one entry of a host wait
+ * asc_check_wait_entry() - check one entry of a host wait
  * @e: the entry.
  *
  * Return: 0, or -EINVAL for a nonzero pad.
  */
-int as_check_wait_entry(const struct accel_wait_entry *e)
+int asc_check_wait_entry(const struct accel_wait_entry *e)
 {
 	return e->pad ? -EINVAL : 0;
 }
 
 /**
- * as_check_desc() - check a descriptor's shape, before handles are resolved
+ * asc_check_desc() - check a descriptor's shape, before handles are resolved
  * @d: the descriptor.
  *
  * Every field the op does not use must be zero, as must @flags and
@@ -204,7 +204,7 @@ int as_check_wait_entry(const struct accel_wait_entry *e)
  *
  * Return: 0, or -EINVAL.
  */
-int as_check_desc(const struct accel_desc *d)
+int asc_check_desc(const struct accel_desc *d)
 {
 	bool copy_fields, event_fields;
 
@@ -238,22 +238,22 @@ int as_check_desc(const struct accel_desc *d)
 }
 
 /**
- * as_clamp_priority() - clamp a stream priority into the supported range
+ * asc_clamp_priority() - clamp a stream priority into the supported range
  * @prio: the requested priority (lower is more urgent).
  *
  * Return: the effective priority, as CUDA clamps cudaStreamCreateWithPriority.
  */
-s32 as_clamp_priority(s32 prio)
+s32 asc_clamp_priority(s32 prio)
 {
-	if (prio < AS_GREATEST_PRIORITY)
-		return AS_GREATEST_PRIORITY;
-	if (prio > AS_LEAST_PRIORITY)
-		return AS_LEAST_PRIORITY;
+	if (prio < ASC_GREATEST_PRIORITY)
+		return ASC_GREATEST_PRIORITY;
+	if (prio > ASC_LEAST_PRIORITY)
+		return ASC_LEAST_PRIORITY;
 	return prio;
 }
 
 /**
- * as_ranges_overlap() - do two byte ranges share a byte?
+ * asc_ranges_overlap() - do two byte ranges share a byte?
  * @a: start of the first range.
  * @alen: its length in bytes, not zero.
  * @b: start of the second range.
@@ -261,12 +261,12 @@ s32 as_clamp_priority(s32 prio)
  *
  * Return: true when [@a, @a + @alen) and [@b, @b + @blen) intersect.
  */
-bool as_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
+bool asc_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
 {
 	return a < b + blen && b < a + alen;
 }
 
-static int check_bounds(const struct as_region *r, u64 off, u64 len)
+static int check_bounds(const struct asc_region *r, u64 off, u64 len)
 {
 	u64 end;
 
@@ -278,8 +278,8 @@ static int check_bounds(const struct as_region *r, u64 off, u64 len)
 }
 
 /**
- * as_validate_desc() - validate a descriptor against the objects it names
- * @d: a descriptor that passed as_check_desc().
+ * asc_validate_desc() - validate a descriptor against the objects it names
+ * @d: a descriptor that passed asc_check_desc().
  * @dst: COPY: the destination region, else NULL.
  * @src: COPY: the source region, else NULL.
  * @ev: RECORD, WAIT, HOST ops: the event, else NULL.
@@ -287,8 +287,8 @@ static int check_bounds(const struct as_region *r, u64 off, u64 len)
  * Return: 0; -EINVAL for a copy out of bounds or an event of the wrong kind;
  * -EPERM for a copy into a read-only region; -ENOENT for a released region.
  */
-int as_validate_desc(const struct accel_desc *d, const struct as_region *dst,
-		     const struct as_region *src, const struct as_event *ev)
+int asc_validate_desc(const struct accel_desc *d, const struct asc_region *dst,
+		      const struct asc_region *src, const struct asc_event *ev)
 {
 	int ret;
 
@@ -318,15 +318,15 @@ int as_validate_desc(const struct accel_desc *d, const struct as_region *dst,
 }
 
 /**
- * as_point_state() - has a captured point retired?
+ * asc_point_state() - has a captured point retired?
  * @p: the point.
  *
  * Return: 1 when retired (or empty), 0 when pending, -EIO when its timeline
  * failed at or before it.
  */
-int as_point_state(const struct as_point *p)
+int asc_point_state(const struct asc_point *p)
 {
-	const struct as_timeline *tl = p->tl;
+	const struct asc_timeline *tl = p->tl;
 
 	if (!tl)
 		return 1;
@@ -336,27 +336,27 @@ int as_point_state(const struct as_point *p)
 }
 
 /**
- * as_point_get() - take a reference on a point's timeline
+ * asc_point_get() - take a reference on a point's timeline
  * @p: the point; an empty point takes nothing.
  */
-void as_point_get(struct as_point *p)
+void asc_point_get(struct asc_point *p)
 {
 	if (p->tl)
 		p->tl->refs++;
 }
 
-static void release_tl(struct as_timeline *tl, struct as_release *rel)
+static void release_tl(struct asc_timeline *tl, struct asc_release *rel)
 {
 	if (--tl->refs == 0 && rel->ntl < 2)
 		rel->tl[rel->ntl++] = tl;
 }
 
 /**
- * as_point_put() - drop a point's reference and empty it
+ * asc_point_put() - drop a point's reference and empty it
  * @p: the point.
  * @rel: where a timeline left without references is reported.
  */
-void as_point_put(struct as_point *p, struct as_release *rel)
+void asc_point_put(struct asc_point *p, struct asc_release *rel)
 {
 	if (p->tl)
 		release_tl(p->tl, rel);
@@ -365,17 +365,17 @@ void as_point_put(struct as_point *p, struct as_release *rel)
 }
 
 /**
- * as_timeline_check_sync() - is a synchronize target reached?
+ * asc_timeline_check_sync() - is a synchronize target reached?
  * @tl: the timeline.
  * @seq: the target sequence number, not above @tl->submitted.
  *
  * Return: 0 when reached, -EAGAIN when pending, -EIO when failed at or
  * before @seq.
  */
-int as_timeline_check_sync(const struct as_timeline *tl, u64 seq)
+int asc_timeline_check_sync(const struct asc_timeline *tl, u64 seq)
 {
-	struct as_point p = { .tl = (struct as_timeline *)tl, .seq = seq };
-	int st = as_point_state(&p);
+	struct asc_point p = { .tl = (struct asc_timeline *)tl, .seq = seq };
+	int st = asc_point_state(&p);
 
 	if (st < 0)
 		return st;
@@ -383,7 +383,7 @@ int as_timeline_check_sync(const struct as_timeline *tl, u64 seq)
 }
 
 /**
- * as_enqueue() - give a validated entry its sequence number and queue it
+ * asc_enqueue() - give a validated entry its sequence number and queue it
  * @tl: the stream's timeline.
  * @q: the stream's queue.
  * @e: the entry; @e->desc, @e->dst, @e->src and @e->event are filled.
@@ -393,8 +393,8 @@ int as_timeline_check_sync(const struct as_timeline *tl, u64 seq)
  * for STREAM_WAIT the event's current point. EVENT_RECORD re-captures the
  * event at this entry, as cudaEventRecord does at call time.
  */
-void as_enqueue(struct as_timeline *tl, struct as_queue *q,
-		struct as_entry *e, struct as_release *rel)
+void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
+		 struct asc_entry *e, struct asc_release *rel)
 {
 	e->next = NULL;
 	e->seq = ++tl->submitted;
@@ -409,15 +409,15 @@ void as_enqueue(struct as_timeline *tl, struct as_queue *q,
 		break;
 	case ACCEL_OP_EVENT_RECORD:
 		e->event->refs++;
-		as_point_put(&e->event->point, rel);
+		asc_point_put(&e->event->point, rel);
 		e->event->point.tl = tl;
 		e->event->point.seq = e->seq;
 		e->event->timestamp_ns = 0;
-		as_point_get(&e->event->point);
+		asc_point_get(&e->event->point);
 		break;
 	case ACCEL_OP_STREAM_WAIT:
 		e->wait = e->event->point;
-		as_point_get(&e->wait);
+		asc_point_get(&e->wait);
 		e->event = NULL;
 		break;
 	case ACCEL_OP_HOST_WAIT:
@@ -442,27 +442,27 @@ void as_enqueue(struct as_timeline *tl, struct as_queue *q,
 }
 
 /**
- * as_queue_peek() - the next entry to run
+ * asc_queue_peek() - the next entry to run
  * @q: the queue.
  *
  * Return: the oldest entry, or NULL.
  */
-struct as_entry *as_queue_peek(const struct as_queue *q)
+struct asc_entry *asc_queue_peek(const struct asc_queue *q)
 {
 	return q->head;
 }
 
 /**
- * as_entry_ready() - may an entry at the head of its queue run now?
+ * asc_entry_ready() - may an entry at the head of its queue run now?
  * @e: the entry.
  *
  * Return: 1 ready, 0 blocked on a wait, -EIO when what it waits for failed.
  */
-int as_entry_ready(const struct as_entry *e)
+int asc_entry_ready(const struct asc_entry *e)
 {
 	switch (e->desc.op) {
 	case ACCEL_OP_STREAM_WAIT:
-		return as_point_state(&e->wait);
+		return asc_point_state(&e->wait);
 	case ACCEL_OP_HOST_WAIT:
 		if (e->event->error)
 			return -EIO;
@@ -473,7 +473,7 @@ int as_entry_ready(const struct as_entry *e)
 }
 
 /**
- * as_entry_fetchable() - may a userspace executor take this entry now?
+ * asc_entry_fetchable() - may a userspace executor take this entry now?
  * @e: the oldest entry of its stream not yet handed out.
  *
  * A HOST_WAIT goes out once satisfied (or failed). A STREAM_WAIT goes out
@@ -482,22 +482,22 @@ int as_entry_ready(const struct as_entry *e)
  *
  * Return: 1 when it may be handed out, 0 when not yet.
  */
-int as_entry_fetchable(const struct as_entry *e)
+int asc_entry_fetchable(const struct asc_entry *e)
 {
 	switch (e->desc.op) {
 	case ACCEL_OP_STREAM_WAIT:
-		if (as_point_state(&e->wait))
+		if (asc_point_state(&e->wait))
 			return 1;
 		return e->wait.tl->fetched >= e->wait.seq ? 1 : 0;
 	case ACCEL_OP_HOST_WAIT:
-		return as_entry_ready(e) ? 1 : 0;
+		return asc_entry_ready(e) ? 1 : 0;
 	default:
 		return 1;
 	}
 }
 
 /**
- * as_exec_item_init() - what the core decides about a fetched item
+ * asc_exec_item_init() - what the core decides about a fetched item
  * @e: the entry being handed out to an executor.
  * @it: the item; written in full here, except what only the shell knows:
  *	@it->stream, a STREAM_WAIT's @it->wait_stream, and a COPY's region
@@ -510,15 +510,15 @@ int as_entry_fetchable(const struct as_entry *e)
  * Return: the timeline of a STREAM_WAIT's pending point (the shell puts its
  * stream handle in @it->wait_stream), else NULL.
  */
-struct as_timeline *as_exec_item_init(const struct as_entry *e,
-				      struct accel_exec_item *it)
+struct asc_timeline *asc_exec_item_init(const struct asc_entry *e,
+					struct accel_exec_item *it)
 {
 	int st;
 
 	*it = (struct accel_exec_item){ .seq = e->seq, .desc = e->desc };
 	switch (e->desc.op) {
 	case ACCEL_OP_STREAM_WAIT:
-		st = as_point_state(&e->wait);
+		st = asc_point_state(&e->wait);
 		if (st < 0) {
 			it->status = -EIO;
 		} else if (!st) {
@@ -527,7 +527,7 @@ struct as_timeline *as_exec_item_init(const struct as_entry *e,
 		}
 		break;
 	case ACCEL_OP_HOST_WAIT:
-		if (as_entry_ready(e) < 0)
+		if (asc_entry_ready(e) < 0)
 			it->status = -EIO;
 		break;
 	default:
@@ -537,15 +537,15 @@ struct as_timeline *as_exec_item_init(const struct as_entry *e,
 }
 
 /**
- * as_exec_check_done() - is an executor's completion acceptable?
+ * asc_exec_check_done() - is an executor's completion acceptable?
  * @tl: the stream's timeline.
  * @d: the completion.
  *
  * Return: 0, or -EINVAL for a positive status or a sequence number that was
  * not handed out or has retired already.
  */
-int as_exec_check_done(const struct as_timeline *tl,
-		       const struct accel_exec_done *d)
+int asc_exec_check_done(const struct asc_timeline *tl,
+			const struct accel_exec_done *d)
 {
 	if (d->status > 0 || d->seq <= tl->completed || d->seq > tl->fetched)
 		return -EINVAL;
@@ -553,7 +553,7 @@ int as_exec_check_done(const struct as_timeline *tl,
 }
 
 /**
- * as_exec_done_status() - the status the oldest entry retires with
+ * asc_exec_done_status() - the status the oldest entry retires with
  * @tl: the stream's timeline.
  * @e: the oldest entry, at or before @d->seq.
  * @d: the completion being applied.
@@ -563,49 +563,49 @@ int as_exec_check_done(const struct as_timeline *tl,
  *
  * Return: 0 or the negative errno to retire @e with.
  */
-int as_exec_done_status(const struct as_timeline *tl, struct as_entry *e,
-			const struct accel_exec_done *d)
+int asc_exec_done_status(const struct asc_timeline *tl, struct asc_entry *e,
+			 const struct accel_exec_done *d)
 {
 	int status = e->seq == d->seq ? d->status : 0;
 
 	if (!status && !tl->error)
-		as_entry_execute(e);
+		asc_entry_execute(e);
 	return status;
 }
 
 /**
- * as_exec_cancel_rest() - must what was not handed out go now?
+ * asc_exec_cancel_rest() - must what was not handed out go now?
  * @tl: the stream's timeline.
  *
  * Return: true when the stream failed and nothing handed out is pending:
  * the descriptors still queued retire without running.
  */
-bool as_exec_cancel_rest(const struct as_timeline *tl)
+bool asc_exec_cancel_rest(const struct asc_timeline *tl)
 {
 	return tl->error && tl->fetched == tl->completed;
 }
 
 /**
- * as_entry_execute() - run the part of an entry that is pure bookkeeping
+ * asc_entry_execute() - run the part of an entry that is pure bookkeeping
  * @e: a ready entry at the head of its queue.
  *
  * HOST_SIGNAL raises its user event; COPY is done by the shell (or by an
  * executor) before the entry retires.
  */
-void as_entry_execute(struct as_entry *e)
+void asc_entry_execute(struct asc_entry *e)
 {
 	if (e->desc.op == ACCEL_OP_HOST_SIGNAL)
-		as_event_signal(e->event, e->desc.value, false);
+		asc_event_signal(e->event, e->desc.value, false);
 }
 
-static void put_region(struct as_region *r, struct as_release *rel)
+static void put_region(struct asc_region *r, struct asc_release *rel)
 {
 	if (--r->inflight == 0 && r->released && rel->nregion < 2)
 		rel->region[rel->nregion++] = r;
 }
 
 /**
- * as_retire_head() - retire the oldest entry of a queue
+ * asc_retire_head() - retire the oldest entry of a queue
  * @tl: the stream's timeline.
  * @q: the stream's queue, not empty.
  * @status: 0, or the negative errno it failed with; the first failure makes
@@ -615,11 +615,11 @@ static void put_region(struct as_region *r, struct as_release *rel)
  *
  * Return: the entry, unlinked; the shell frees it.
  */
-struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
-				int status, u64 now_ns, struct as_release *rel)
+struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
+				  int status, u64 now_ns, struct asc_release *rel)
 {
-	struct as_entry *e = q->head;
-	struct as_event *ev = e->event;
+	struct asc_entry *e = q->head;
+	struct asc_event *ev = e->event;
 
 	q->head = e->next;
 	if (!q->head)
@@ -637,13 +637,13 @@ struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
 	if (e->src)
 		put_region(e->src, rel);
 	if (e->desc.op == ACCEL_OP_STREAM_WAIT)
-		as_point_put(&e->wait, rel);
+		asc_point_put(&e->wait, rel);
 	if (ev) {
 		if (e->desc.op == ACCEL_OP_EVENT_RECORD &&
 		    (ev->flags & ACCEL_EVENT_TIMING) &&
 		    ev->point.tl == tl && ev->point.seq == e->seq)
 			ev->timestamp_ns = now_ns;
-		if (as_event_put(ev) && rel->nevent < 1)
+		if (asc_event_put(ev) && rel->nevent < 1)
 			rel->event[rel->nevent++] = ev;
 	}
 	e->next = NULL;
@@ -651,11 +651,11 @@ struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
 }
 
 /**
- * as_event_init() - initialise a new event
+ * asc_event_init() - initialise a new event
  * @ev: the event.
  * @flags: ACCEL_EVENT_* flags, already checked.
  */
-void as_event_init(struct as_event *ev, u32 flags)
+void asc_event_init(struct asc_event *ev, u32 flags)
 {
 	ev->flags = flags;
 	ev->refs = 0;
@@ -668,14 +668,14 @@ void as_event_init(struct as_event *ev, u32 flags)
 }
 
 /**
- * as_event_state() - an event's state, as cudaEventQuery reports it
+ * asc_event_state() - an event's state, as cudaEventQuery reports it
  * @ev: the event.
  * @error: out: 0 or -EIO.
  *
  * Return: %ACCEL_EVENT_STATE_COMPLETE or %ACCEL_EVENT_STATE_PENDING. A
  * failed point is complete with *@error set.
  */
-int as_event_state(const struct as_event *ev, int *error)
+int asc_event_state(const struct asc_event *ev, int *error)
 {
 	int st;
 
@@ -685,7 +685,7 @@ int as_event_state(const struct as_event *ev, int *error)
 		return (ev->value || ev->error) ? ACCEL_EVENT_STATE_COMPLETE :
 						  ACCEL_EVENT_STATE_PENDING;
 	}
-	st = as_point_state(&ev->point);
+	st = asc_point_state(&ev->point);
 	if (st < 0) {
 		*error = st;
 		return ACCEL_EVENT_STATE_COMPLETE;
@@ -694,14 +694,14 @@ int as_event_state(const struct as_event *ev, int *error)
 }
 
 /**
- * as_event_signal() - raise a user event's counter
+ * asc_event_signal() - raise a user event's counter
  * @ev: a user event.
  * @value: the new value; never lowers the counter.
  * @error: fail the event's waiters with -EIO.
  *
  * Return: true when something changed and waiters should be woken.
  */
-bool as_event_signal(struct as_event *ev, u64 value, bool error)
+bool asc_event_signal(struct asc_event *ev, u64 value, bool error)
 {
 	bool changed = false;
 
@@ -717,29 +717,29 @@ bool as_event_signal(struct as_event *ev, u64 value, bool error)
 }
 
 /**
- * as_event_kill() - the event's handle is gone
+ * asc_event_kill() - the event's handle is gone
  * @ev: the event.
  * @rel: where its point's timeline is reported if left without references.
  */
-void as_event_kill(struct as_event *ev, struct as_release *rel)
+void asc_event_kill(struct asc_event *ev, struct asc_release *rel)
 {
 	ev->dead = true;
-	as_point_put(&ev->point, rel);
+	asc_point_put(&ev->point, rel);
 }
 
 /**
- * as_event_put() - drop a reference on an event
+ * asc_event_put() - drop a reference on an event
  * @ev: the event.
  *
  * Return: true when the event is dead and this was the last reference.
  */
-bool as_event_put(struct as_event *ev)
+bool asc_event_put(struct asc_event *ev)
 {
 	return --ev->refs == 0 && ev->dead;
 }
 
 /**
- * as_event_elapsed() - time between two completed timing events
+ * asc_event_elapsed() - time between two completed timing events
  * @start: the first event.
  * @end: the second event.
  * @elapsed_ns: out: @end's timestamp minus @start's.
@@ -747,10 +747,10 @@ bool as_event_put(struct as_event *ev)
  * Return: 0; -EINVAL without %ACCEL_EVENT_TIMING or never recorded; -EAGAIN
  * when one is still pending; -EIO when one failed.
  */
-int as_event_elapsed(const struct as_event *start, const struct as_event *end,
-		     s64 *elapsed_ns)
+int asc_event_elapsed(const struct asc_event *start, const struct asc_event *end,
+		      s64 *elapsed_ns)
 {
-	const struct as_event *evs[2] = { start, end };
+	const struct asc_event *evs[2] = { start, end };
 	int i, st;
 
 	for (i = 0; i < 2; i++) {
@@ -758,7 +758,7 @@ int as_event_elapsed(const struct as_event *start, const struct as_event *end,
 			return -EINVAL;
 	}
 	for (i = 0; i < 2; i++) {
-		st = as_point_state(&evs[i]->point);
+		st = asc_point_state(&evs[i]->point);
 		if (st < 0)
 			return st;
 		if (!st || !evs[i]->timestamp_ns)
@@ -769,7 +769,7 @@ int as_event_elapsed(const struct as_event *start, const struct as_event *end,
 }
 
 /**
- * as_region_release() - the user asks to unregister or free a region
+ * asc_region_release() - the user asks to unregister or free a region
  * @r: the region.
  * @flags: 0 or %ACCEL_MEM_RELEASE_DEFERRED.
  *
@@ -777,7 +777,7 @@ int as_event_elapsed(const struct as_event *start, const struct as_event *end,
  * until its last queued use retires, -EBUSY when queued work names it and
  * the release is not deferred (nothing changes).
  */
-int as_region_release(struct as_region *r, u32 flags)
+int asc_region_release(struct asc_region *r, u32 flags)
 {
 	if (r->inflight && !(flags & ACCEL_MEM_RELEASE_DEFERRED))
 		return -EBUSY;
@@ -786,46 +786,46 @@ int as_region_release(struct as_region *r, u32 flags)
 }
 
 /**
- * as_wait_item_init() - capture one entry of a host wait
+ * asc_wait_item_init() - capture one entry of a host wait
  * @it: the item.
  * @ev: the event; takes a reference on it and on its current point.
  * @value: user events: the value to wait for (0 means 1).
  */
-void as_wait_item_init(struct as_wait_item *it, struct as_event *ev, u64 value)
+void asc_wait_item_init(struct asc_wait_item *it, struct asc_event *ev, u64 value)
 {
 	it->event = ev;
 	ev->refs++;
 	it->point = ev->point;
-	as_point_get(&it->point);
+	asc_point_get(&it->point);
 	it->value = value ? value : 1;
 }
 
 /**
- * as_wait_item_fini() - drop the references of a host wait entry
+ * asc_wait_item_fini() - drop the references of a host wait entry
  * @it: the item.
  * @rel: where objects left without references are reported.
  */
-void as_wait_item_fini(struct as_wait_item *it, struct as_release *rel)
+void asc_wait_item_fini(struct asc_wait_item *it, struct asc_release *rel)
 {
-	as_point_put(&it->point, rel);
-	if (as_event_put(it->event) && rel->nevent < 1)
+	asc_point_put(&it->point, rel);
+	if (asc_event_put(it->event) && rel->nevent < 1)
 		rel->event[rel->nevent++] = it->event;
 }
 
-static int item_state(const struct as_wait_item *it)
+static int item_state(const struct asc_wait_item *it)
 {
-	const struct as_event *ev = it->event;
+	const struct asc_event *ev = it->event;
 
 	if (ev->flags & ACCEL_EVENT_USER) {
 		if (ev->error)
 			return -EIO;
 		return ev->value >= it->value ? 1 : 0;
 	}
-	return as_point_state(&it->point);
+	return asc_point_state(&it->point);
 }
 
 /**
- * as_wait_check() - is a host wait satisfied?
+ * asc_wait_check() - is a host wait satisfied?
  * @items: the captured entries.
  * @n: their number.
  * @all: every entry must complete (else the first one does).
@@ -834,8 +834,8 @@ static int item_state(const struct as_wait_item *it)
  *
  * Return: 0 satisfied, -EAGAIN pending, -EIO an entry failed.
  */
-int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
-		  u32 *first)
+int asc_wait_check(const struct asc_wait_item *items, u32 n, bool all,
+		   u32 *first)
 {
 	bool pending = false;
 	u32 i;

@@ -14,7 +14,7 @@
 #include "asc_types.h"
 
 /**
- * struct as_timeline - a stream's 64-bit timeline
+ * struct asc_timeline - a stream's 64-bit timeline
  * @submitted: sequence number of the last submitted descriptor (first is 1).
  * @completed: every descriptor up to this sequence number has retired.
  * @error_seq: sequence number of the first failed descriptor, 0 if none.
@@ -25,7 +25,7 @@
  *	progress) that name this timeline; the shell keeps the stream's
  *	memory while this is not zero.
  */
-struct as_timeline {
+struct asc_timeline {
 	u64 submitted;
 	u64 completed;
 	u64 error_seq;
@@ -35,17 +35,17 @@ struct as_timeline {
 };
 
 /**
- * struct as_point - a captured (timeline, sequence number) pair
+ * struct asc_point - a captured (timeline, sequence number) pair
  * @tl: the timeline, NULL for an empty point (complete by definition).
  * @seq: the sequence number on @tl.
  */
-struct as_point {
-	struct as_timeline *tl;
+struct asc_point {
+	struct asc_timeline *tl;
 	u64 seq;
 };
 
 /**
- * struct as_region - the core's view of a region
+ * struct asc_region - the core's view of a region
  * @size: bytes a descriptor may address, from offset 0.
  * @flags: ACCEL_MEM_* flags of the region.
  * @pad: keeps @inflight aligned; unused.
@@ -54,7 +54,7 @@ struct as_point {
  * @released: the handle is gone; the shell frees the region when
  *	@inflight drops to zero.
  */
-struct as_region {
+struct asc_region {
 	u64 size;
 	u32 flags;
 	u32 pad;
@@ -63,7 +63,7 @@ struct as_region {
 };
 
 /**
- * struct as_event - the core's view of an event
+ * struct asc_event - the core's view of an event
  * @flags: ACCEL_EVENT_* flags.
  * @refs: queued descriptors and waits in progress that name this event.
  * @point: plain events: the captured point.
@@ -72,10 +72,10 @@ struct as_region {
  * @error: user events: -EIO once signalled with %ACCEL_SIGNAL_ERROR.
  * @dead: the handle is gone; the shell frees the event when @refs is 0.
  */
-struct as_event {
+struct asc_event {
 	u32 flags;
 	u32 refs;
-	struct as_point point;
+	struct asc_point point;
 	u64 timestamp_ns;
 	u64 value;
 	s32 error;
@@ -83,7 +83,7 @@ struct as_event {
 };
 
 /**
- * struct as_entry - a validated descriptor queued on a stream
+ * struct asc_entry - a validated descriptor queued on a stream
  * @next: next entry in the stream's FIFO.
  * @desc: the descriptor as submitted.
  * @seq: its sequence number.
@@ -92,30 +92,30 @@ struct as_event {
  * @event: EVENT_RECORD, HOST_WAIT, HOST_SIGNAL: the event.
  * @wait: STREAM_WAIT: the point captured at submission.
  */
-struct as_entry {
-	struct as_entry *next;
+struct asc_entry {
+	struct asc_entry *next;
 	struct accel_desc desc;
 	u64 seq;
-	struct as_region *dst;
-	struct as_region *src;
-	struct as_event *event;
-	struct as_point wait;
+	struct asc_region *dst;
+	struct asc_region *src;
+	struct asc_event *event;
+	struct asc_point wait;
 };
 
 /**
- * struct as_queue - a stream's FIFO of queued descriptors
+ * struct asc_queue - a stream's FIFO of queued descriptors
  * @head: oldest entry (next to run), NULL when empty.
  * @tail: newest entry.
  * @count: entries queued.
  */
-struct as_queue {
-	struct as_entry *head;
-	struct as_entry *tail;
+struct asc_queue {
+	struct asc_entry *head;
+	struct asc_entry *tail;
 	u32 count;
 };
 
 /**
- * struct as_release - objects whose last reference a core call dropped
+ * struct asc_release - objects whose last reference a core call dropped
  * @tl: timelines whose @refs reached zero.
  * @ntl: number of entries in @tl.
  * @region: released regions whose @inflight reached zero.
@@ -125,98 +125,98 @@ struct as_queue {
  *
  * The shell frees these (or checks its own conditions) after the call.
  */
-struct as_release {
-	struct as_timeline *tl[2];
+struct asc_release {
+	struct asc_timeline *tl[2];
 	unsigned int ntl;
-	struct as_region *region[2];
+	struct asc_region *region[2];
 	unsigned int nregion;
-	struct as_event *event[1];
+	struct asc_event *event[1];
 	unsigned int nevent;
 };
 
 /**
- * struct as_wait_item - one entry of a host wait, captured at its start
+ * struct asc_wait_item - one entry of a host wait, captured at its start
  * @event: the event (the shell holds a reference through @event->refs).
  * @point: plain events: the point captured when the wait began.
  * @value: user events: the counter value waited for.
  */
-struct as_wait_item {
-	struct as_event *event;
-	struct as_point point;
+struct asc_wait_item {
+	struct asc_event *event;
+	struct asc_point point;
 	u64 value;
 };
 
 /* ABI checks: cheap, before any lookup or allocation. */
-int as_check_info(const struct accel_info *in);
-int as_check_mem_register(const struct accel_mem_register *r);
-int as_check_mem_alloc(const struct accel_mem_alloc *a);
-int as_check_mem_release(const struct accel_mem_release *r);
-int as_check_stream_create(const struct accel_stream_create *c);
-int as_check_handle(const struct accel_handle *h);
-int as_check_stream_sync(const struct accel_stream_sync *s);
-int as_check_submit(const struct accel_submit *s, u32 max_submit);
-int as_check_event_create(const struct accel_event_create *c);
-int as_check_event_signal(const struct accel_event_signal *s);
-int as_check_wait(const struct accel_wait *w, u32 max_wait);
-int as_check_wait_entry(const struct accel_wait_entry *e);
-int as_check_desc(const struct accel_desc *d);
-s32 as_clamp_priority(s32 prio);
+int asc_check_info(const struct accel_info *in);
+int asc_check_mem_register(const struct accel_mem_register *r);
+int asc_check_mem_alloc(const struct accel_mem_alloc *a);
+int asc_check_mem_release(const struct accel_mem_release *r);
+int asc_check_stream_create(const struct accel_stream_create *c);
+int asc_check_handle(const struct accel_handle *h);
+int asc_check_stream_sync(const struct accel_stream_sync *s);
+int asc_check_submit(const struct accel_submit *s, u32 max_submit);
+int asc_check_event_create(const struct accel_event_create *c);
+int asc_check_event_signal(const struct accel_event_signal *s);
+int asc_check_wait(const struct accel_wait *w, u32 max_wait);
+int asc_check_wait_entry(const struct accel_wait_entry *e);
+int asc_check_desc(const struct accel_desc *d);
+s32 asc_clamp_priority(s32 prio);
 
-bool as_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen);
+bool asc_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen);
 
 /* Descriptor validation against resolved objects. */
-int as_validate_desc(const struct accel_desc *d, const struct as_region *dst,
-		     const struct as_region *src, const struct as_event *ev);
+int asc_validate_desc(const struct accel_desc *d, const struct asc_region *dst,
+		      const struct asc_region *src, const struct asc_event *ev);
 
 /* Timelines and points. */
-int as_point_state(const struct as_point *p);
-void as_point_get(struct as_point *p);
-void as_point_put(struct as_point *p, struct as_release *rel);
-int as_timeline_check_sync(const struct as_timeline *tl, u64 seq);
+int asc_point_state(const struct asc_point *p);
+void asc_point_get(struct asc_point *p);
+void asc_point_put(struct asc_point *p, struct asc_release *rel);
+int asc_timeline_check_sync(const struct asc_timeline *tl, u64 seq);
 
 /* Queues. */
-void as_enqueue(struct as_timeline *tl, struct as_queue *q,
-		struct as_entry *e, struct as_release *rel);
-struct as_entry *as_queue_peek(const struct as_queue *q);
-int as_entry_ready(const struct as_entry *e);
-int as_entry_fetchable(const struct as_entry *e);
-struct as_timeline *as_exec_item_init(const struct as_entry *e,
-				      struct accel_exec_item *it);
-int as_exec_check_done(const struct as_timeline *tl,
-		       const struct accel_exec_done *d);
-int as_exec_done_status(const struct as_timeline *tl, struct as_entry *e,
+void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
+		 struct asc_entry *e, struct asc_release *rel);
+struct asc_entry *asc_queue_peek(const struct asc_queue *q);
+int asc_entry_ready(const struct asc_entry *e);
+int asc_entry_fetchable(const struct asc_entry *e);
+struct asc_timeline *asc_exec_item_init(const struct asc_entry *e,
+					struct accel_exec_item *it);
+int asc_exec_check_done(const struct asc_timeline *tl,
 			const struct accel_exec_done *d);
-bool as_exec_cancel_rest(const struct as_timeline *tl);
-void as_entry_execute(struct as_entry *e);
-struct as_entry *as_retire_head(struct as_timeline *tl, struct as_queue *q,
-				int status, u64 now_ns, struct as_release *rel);
+int asc_exec_done_status(const struct asc_timeline *tl, struct asc_entry *e,
+			 const struct accel_exec_done *d);
+bool asc_exec_cancel_rest(const struct asc_timeline *tl);
+void asc_entry_execute(struct asc_entry *e);
+struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
+				  int status, u64 now_ns, struct asc_release *rel);
 
 /* Events. */
-void as_event_init(struct as_event *ev, u32 flags);
-int as_event_state(const struct as_event *ev, int *error);
-bool as_event_signal(struct as_event *ev, u64 value, bool error);
-void as_event_kill(struct as_event *ev, struct as_release *rel);
-int as_event_elapsed(const struct as_event *start, const struct as_event *end,
-		     s64 *elapsed_ns);
-bool as_event_put(struct as_event *ev);
+void asc_event_init(struct asc_event *ev, u32 flags);
+int asc_event_state(const struct asc_event *ev, int *error);
+bool asc_event_signal(struct asc_event *ev, u64 value, bool error);
+void asc_event_kill(struct asc_event *ev, struct asc_release *rel);
+int asc_event_elapsed(const struct asc_event *start, const struct asc_event *end,
+		      s64 *elapsed_ns);
+bool asc_event_put(struct asc_event *ev);
 
 /* Regions. */
-int as_region_release(struct as_region *r, u32 flags);
+int asc_region_release(struct asc_region *r, u32 flags);
 
 /* Host waits. */
-void as_wait_item_init(struct as_wait_item *it, struct as_event *ev, u64 value);
-void as_wait_item_fini(struct as_wait_item *it, struct as_release *rel);
-int as_wait_check(const struct as_wait_item *items, u32 n, bool all,
-		  u32 *first);
+void asc_wait_item_init(struct asc_wait_item *it, struct asc_event *ev, u64 value);
+void asc_wait_item_fini(struct asc_wait_item *it, struct asc_release *rel);
+int asc_wait_check(const struct asc_wait_item *items, u32 n, bool all,
+		   u32 *first);
 
 /* Limits shared by both shells. */
-#define AS_MAX_STREAMS		1024
-#define AS_MAX_EVENTS		65536
-#define AS_MAX_REGIONS		8192
-#define AS_MAX_SUBMIT		4096
-#define AS_QUEUE_DEPTH		65536
-#define AS_MAX_WAIT		256
-#define AS_GREATEST_PRIORITY	(-1)
-#define AS_LEAST_PRIORITY	0
+#define ASC_MAX_STREAMS		1024
+#define ASC_MAX_EVENTS		65536
+#define ASC_MAX_REGIONS		8192
+#define ASC_MAX_SUBMIT		4096
+#define ASC_QUEUE_DEPTH		65536
+#define ASC_MAX_WAIT		256
+#define ASC_GREATEST_PRIORITY	(-1)
+#define ASC_LEAST_PRIORITY	0
 
 #endif /* _ASC_CORE_H */

@@ -127,7 +127,7 @@ bool as_freelist_empty(const struct as_freelist *fl)
  *
  * Context: @ctx->lock held.
  */
-void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
+void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		       struct as_freelist *fl)
 {
 	unsigned int i;
@@ -245,7 +245,7 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&info, arg, sizeof(info)))
 		return -EFAULT;
-	if (as_check_info(&info))
+	if (asc_check_info(&info))
 		return -EINVAL;
 
 	memset(&info, 0, sizeof(info));
@@ -254,14 +254,14 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
 		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL |
 		    ACCEL_CAP_DEFERRED_RELEASE | ACCEL_CAP_EXECUTOR;
-	info.max_streams = AS_MAX_STREAMS;
-	info.max_events = AS_MAX_EVENTS;
-	info.max_regions = AS_MAX_REGIONS;
-	info.max_submit = AS_MAX_SUBMIT;
-	info.queue_depth = AS_QUEUE_DEPTH;
-	info.max_wait = AS_MAX_WAIT;
-	info.greatest_priority = AS_GREATEST_PRIORITY;
-	info.least_priority = AS_LEAST_PRIORITY;
+	info.max_streams = ASC_MAX_STREAMS;
+	info.max_events = ASC_MAX_EVENTS;
+	info.max_regions = ASC_MAX_REGIONS;
+	info.max_submit = ASC_MAX_SUBMIT;
+	info.queue_depth = ASC_QUEUE_DEPTH;
+	info.max_wait = ASC_MAX_WAIT;
+	info.greatest_priority = ASC_GREATEST_PRIORITY;
+	info.least_priority = ASC_LEAST_PRIORITY;
 	info.max_pinned_bytes = ctx->max_pinned_bytes;
 	info.max_device_bytes = ctx->max_device_bytes;
 	info.page_size = PAGE_SIZE;
@@ -322,7 +322,7 @@ static int as_ctx_idle(struct as_ctx *ctx, void *arg)
 static int as_release(struct inode *inode, struct file *file)
 {
 	struct as_ctx *ctx = file->private_data;
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct as_event_obj *ev, *etmp;
 	struct as_stream *s, *stmp;
 	struct as_mem *m, *mtmp;
@@ -355,7 +355,7 @@ static int as_release(struct inode *inode, struct file *file)
 	spin_lock(&ctx->lock);
 	list_for_each_entry_safe(ev, etmp, &ctx->events, node) {
 		if (!ev->core.dead)
-			as_event_kill(&ev->core, &rel);
+			asc_event_kill(&ev->core, &rel);
 		rel.ntl = 0;
 		list_del(&ev->node);
 		list_add(&ev->free_node, &fl.events);

@@ -146,7 +146,7 @@ enum as_mem_kind {
  */
 struct as_mem {
 	struct as_obj obj;
-	struct as_region core;
+	struct asc_region core;
 	struct as_ctx *ctx;
 	enum as_mem_kind kind;
 	u64 addr;
@@ -179,12 +179,12 @@ struct as_mem {
  */
 struct as_stream {
 	struct as_obj obj;
-	struct as_timeline tl;
-	struct as_queue q;
+	struct asc_timeline tl;
+	struct asc_queue q;
 	struct as_ctx *ctx;
 	struct work_struct work;
 	bool work_active;
-	struct as_entry *fetch_last;
+	struct asc_entry *fetch_last;
 	bool destroyed;
 	u32 flags;
 	s32 priority;
@@ -201,7 +201,7 @@ struct as_stream {
  */
 struct as_event_obj {
 	struct as_obj obj;
-	struct as_event core;
+	struct asc_event core;
 	struct list_head node;
 	struct list_head free_node;
 };
@@ -216,7 +216,7 @@ struct as_batch {
 	u32 remaining;
 	struct list_head free_node;
 	struct as_qent {
-		struct as_entry core;
+		struct asc_entry core;
 		struct as_batch *batch;
 	} ents[];
 };
@@ -235,17 +235,17 @@ struct as_freelist {
 	struct list_head batches;
 };
 
-static inline struct as_stream *to_as_stream(struct as_timeline *tl)
+static inline struct as_stream *to_as_stream(struct asc_timeline *tl)
 {
 	return container_of(tl, struct as_stream, tl);
 }
 
-static inline struct as_mem *to_as_mem(struct as_region *r)
+static inline struct as_mem *to_as_mem(struct asc_region *r)
 {
 	return container_of(r, struct as_mem, core);
 }
 
-static inline struct as_event_obj *to_as_event(struct as_event *ev)
+static inline struct as_event_obj *to_as_event(struct asc_event *ev)
 {
 	return container_of(ev, struct as_event_obj, core);
 }
@@ -286,7 +286,7 @@ static inline struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx,
 
 int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type);
 void as_freelist_init(struct as_freelist *fl);
-void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
+void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		       struct as_freelist *fl);
 void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl);
 bool as_freelist_empty(const struct as_freelist *fl);

@@ -23,7 +23,7 @@
  */
 void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 {
-	struct as_entry *head = as_queue_peek(&s->q);
+	struct asc_entry *head = asc_queue_peek(&s->q);
 
 	lockdep_assert_held(&ctx->lock);
 	if (s->work_active || !head)
@@ -31,10 +31,10 @@ void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 	if (ctx->executor && !ctx->closing)
 		return;
 	/* A blocked head is kicked again by whatever unblocks it. */
-	if (!ctx->closing && !s->tl.error && !as_entry_ready(head))
+	if (!ctx->closing && !s->tl.error && !asc_entry_ready(head))
 		return;
 	s->work_active = true;
-	queue_work(s->priority < AS_LEAST_PRIORITY ? as_wq_hi : as_wq,
+	queue_work(s->priority < ASC_LEAST_PRIORITY ? as_wq_hi : as_wq,
 		   &s->work);
 }
 
@@ -65,7 +65,7 @@ static struct page *as_mem_page(struct as_mem *m, u64 off, size_t *in_page)
 }
 
 /* Copy between two regions' pages; runs without the context lock. */
-static void as_engine_copy(struct as_entry *e)
+static void as_engine_copy(struct asc_entry *e)
 {
 	struct as_mem *dst = to_as_mem(e->dst);
 	struct as_mem *src = to_as_mem(e->src);
@@ -109,13 +109,13 @@ static void as_engine_copy(struct as_entry *e)
 void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 		      struct as_freelist *fl)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	bool was_failed = s->tl.error;
-	struct as_entry *e;
+	struct asc_entry *e;
 	struct as_qent *qe;
 
 	lockdep_assert_held(&ctx->lock);
-	e = as_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
+	e = asc_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
 	if (s->fetch_last == e)
 		s->fetch_last = NULL;
 	if (s->tl.fetched < s->tl.completed)
@@ -135,7 +135,7 @@ void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 	wake_up_all(&ctx->wq);
 }
 
-static bool as_entry_external(const struct as_entry *e)
+static bool as_entry_external(const struct asc_entry *e)
 {
 	return e->desc.op == ACCEL_OP_COPY &&
 	       (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
@@ -164,7 +164,7 @@ void as_engine_work(struct work_struct *work)
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	for (;;) {
-		struct as_entry *e = as_queue_peek(&s->q);
+		struct asc_entry *e = asc_queue_peek(&s->q);
 		int status = 0;
 
 		if (!e)
@@ -174,7 +174,7 @@ void as_engine_work(struct work_struct *work)
 		if (ctx->closing || s->tl.error) {
 			status = -ECANCELED;
 		} else {
-			int ready = as_entry_ready(e);
+			int ready = asc_entry_ready(e);
 
 			if (!ready)
 				break;
@@ -188,7 +188,7 @@ void as_engine_work(struct work_struct *work)
 				as_engine_copy(e);
 				spin_lock(&ctx->lock);
 			} else {
-				as_entry_execute(e);
+				asc_entry_execute(e);
 			}
 		}
 

@@ -23,17 +23,17 @@ int as_event_create_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_event_create(&req);
+	ret = asc_check_event_create(&req);
 	if (ret)
 		return ret;
 
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		return -ENOMEM;
-	as_event_init(&ev->core, req.flags);
+	asc_event_init(&ev->core, req.flags);
 
 	spin_lock(&ctx->lock);
-	if (ctx->nevents >= AS_MAX_EVENTS) {
+	if (ctx->nevents >= ASC_MAX_EVENTS) {
 		spin_unlock(&ctx->lock);
 		ret = -ENOSPC;
 		goto err_free_event;
@@ -74,14 +74,14 @@ err_free_event:
  */
 int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct accel_handle req;
 	struct as_event_obj *ev;
 	struct as_freelist fl;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (as_check_handle(&req))
+	if (asc_check_handle(&req))
 		return -EINVAL;
 
 	as_freelist_init(&fl);
@@ -93,7 +93,7 @@ int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 	}
 	xa_erase(&ctx->handles, req.handle);
 	ctx->nevents--;
-	as_event_kill(&ev->core, &rel);
+	asc_event_kill(&ev->core, &rel);
 	if (!ev->core.refs)
 		rel.event[rel.nevent++] = &ev->core;
 	as_collect_locked(ctx, &rel, &fl);
@@ -121,7 +121,7 @@ int as_event_record_ioctl(struct as_ctx *ctx, void __user *arg)
 		return -EFAULT;
 	d.op = ACCEL_OP_EVENT_RECORD;
 	d.event = req.event;
-	ret = as_check_desc(&d);
+	ret = asc_check_desc(&d);
 	if (ret)
 		return ret;
 	ret = as_submit(ctx, req.stream, &d, 1, &req.seq);
@@ -160,7 +160,7 @@ int as_event_query_ioctl(struct as_ctx *ctx, void __user *arg)
 		return -ENOENT;
 	}
 	req.handle = handle;
-	req.state = as_event_state(&ev->core, &error);
+	req.state = asc_event_state(&ev->core, &error);
 	req.error = error;
 	req.flags = ev->core.flags;
 	req.seq = ev->core.point.seq;
@@ -201,7 +201,7 @@ int as_event_elapsed_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (!start || !end)
 		ret = -ENOENT;
 	else
-		ret = as_event_elapsed(&start->core, &end->core, &ns);
+		ret = asc_event_elapsed(&start->core, &end->core, &ns);
 	spin_unlock(&ctx->lock);
 	if (ret)
 		return ret;
@@ -228,7 +228,7 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_event_signal(&req);
+	ret = asc_check_event_signal(&req);
 	if (ret)
 		return ret;
 
@@ -238,7 +238,7 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 		ret = -ENOENT;
 	} else if (!(ev->core.flags & ACCEL_EVENT_USER)) {
 		ret = -EINVAL;
-	} else if (as_event_signal(&ev->core, req.value,
+	} else if (asc_event_signal(&ev->core, req.value,
 				   req.flags & ACCEL_SIGNAL_ERROR)) {
 		as_ctx_kick_all_locked(ctx);
 		wake_up_all(&ctx->wq);
@@ -248,7 +248,7 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 }
 
 struct as_wait_arg {
-	struct as_wait_item *items;
+	struct asc_wait_item *items;
 	u32 count;
 	bool all;
 	u32 first;
@@ -258,7 +258,7 @@ static int as_wait_check_cb(struct as_ctx *ctx, void *arg)
 {
 	struct as_wait_arg *a = arg;
 
-	return as_wait_check(a->items, a->count, a->all, &a->first);
+	return asc_wait_check(a->items, a->count, a->all, &a->first);
 }
 
 /**
@@ -272,7 +272,7 @@ static int as_wait_check_cb(struct as_ctx *ctx, void *arg)
 int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 {
 	struct accel_wait_entry *ents;
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct accel_wait req;
 	struct as_wait_arg a;
 	struct as_freelist fl;
@@ -281,7 +281,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_wait(&req, AS_MAX_WAIT);
+	ret = asc_check_wait(&req, ASC_MAX_WAIT);
 	if (ret)
 		return ret;
 
@@ -297,7 +297,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto out_free;
 	}
 	for (i = 0; i < req.count; i++) {
-		ret = as_check_wait_entry(&ents[i]);
+		ret = asc_check_wait_entry(&ents[i]);
 		if (ret)
 			goto out_free;
 	}
@@ -318,7 +318,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 			ret = -EINVAL;
 			break;
 		}
-		as_wait_item_init(&a.items[i], &ev->core, ents[i].value);
+		asc_wait_item_init(&a.items[i], &ev->core, ents[i].value);
 		taken++;
 	}
 	spin_unlock(&ctx->lock);
@@ -329,7 +329,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	for (i = 0; i < taken; i++) {
-		as_wait_item_fini(&a.items[i], &rel);
+		asc_wait_item_fini(&a.items[i], &rel);
 		as_collect_locked(ctx, &rel, &fl);
 	}
 	spin_unlock(&ctx->lock);

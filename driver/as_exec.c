@@ -119,7 +119,7 @@ restart:
 }
 
 /* The region address an executor copies at, for kinds that have one. */
-static u64 as_exec_addr(const struct as_region *r, u64 off)
+static u64 as_exec_addr(const struct asc_region *r, u64 off)
 {
 	const struct as_mem *m = container_of(r, struct as_mem, core);
 
@@ -128,10 +128,10 @@ static u64 as_exec_addr(const struct as_region *r, u64 off)
 	return 0;
 }
 
-static void as_exec_fill(struct as_stream *s, struct as_entry *e,
+static void as_exec_fill(struct as_stream *s, struct asc_entry *e,
 			 struct accel_exec_item *it)
 {
-	struct as_timeline *wait = as_exec_item_init(e, it);
+	struct asc_timeline *wait = asc_exec_item_init(e, it);
 
 	it->stream = s->obj.handle;
 	if (wait)
@@ -166,16 +166,16 @@ static int as_fetch_check(struct as_ctx *ctx, void *arg)
 	while (progress && a->count < a->max) {
 		progress = false;
 		list_for_each_entry(s, &ctx->streams, node) {
-			struct as_entry *e;
+			struct asc_entry *e;
 
 			if (s->tl.error)
 				continue;
 			e = s->fetch_last ? s->fetch_last->next :
-					    as_queue_peek(&s->q);
+					    asc_queue_peek(&s->q);
 			for (; e; e = e->next) {
 				if (e->seq <= s->tl.fetched)
 					continue;
-				if (a->count == a->max || !as_entry_fetchable(e))
+				if (a->count == a->max || !asc_entry_fetchable(e))
 					break;
 				as_exec_fill(s, e, &a->items[a->count++]);
 				s->tl.fetched = e->seq;
@@ -204,7 +204,7 @@ int as_exec_fetch_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
 	if (req.flags || req.pad || !req.items || !req.max_items ||
-	    req.max_items > AS_MAX_SUBMIT)
+	    req.max_items > ASC_MAX_SUBMIT)
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -250,16 +250,16 @@ static int as_exec_done_locked(struct as_ctx *ctx,
 
 	if (!s)
 		return -ENOENT;
-	ret = as_exec_check_done(&s->tl, d);
+	ret = asc_exec_check_done(&s->tl, d);
 	if (ret)
 		return ret;
 	while (s->tl.completed < d->seq) {
-		int status = as_exec_done_status(&s->tl, as_queue_peek(&s->q), d);
+		int status = asc_exec_done_status(&s->tl, asc_queue_peek(&s->q), d);
 
 		as_retire_locked(ctx, s, status, fl);
 	}
 	/* A failed stream runs nothing more: what was not handed out goes. */
-	if (as_exec_cancel_rest(&s->tl)) {
+	if (asc_exec_cancel_rest(&s->tl)) {
 		while (s->q.count)
 			as_retire_locked(ctx, s, -ECANCELED, fl);
 	}
@@ -284,7 +284,7 @@ int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.pad || !req.entries || !req.count || req.count > AS_MAX_SUBMIT)
+	if (req.pad || !req.entries || !req.count || req.count > ASC_MAX_SUBMIT)
 		return -EINVAL;
 
 	done = kvmalloc_array(req.count, sizeof(*done), GFP_KERNEL);

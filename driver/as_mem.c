@@ -115,7 +115,7 @@ static bool as_mem_overlaps_locked(struct as_ctx *ctx, enum as_mem_kind kind,
 	list_for_each_entry(m, &ctx->regions, node) {
 		if (m->kind != kind || m->core.released)
 			continue;
-		if (as_ranges_overlap(addr, size, m->addr, m->core.size))
+		if (asc_ranges_overlap(addr, size, m->addr, m->core.size))
 			return true;
 	}
 	return false;
@@ -132,7 +132,7 @@ static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
 		spin_unlock(&ctx->lock);
 		return -EEXIST;
 	}
-	if (ctx->nregions >= AS_MAX_REGIONS) {
+	if (ctx->nregions >= ASC_MAX_REGIONS) {
 		spin_unlock(&ctx->lock);
 		return -ENOSPC;
 	}
@@ -192,7 +192,7 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_mem_register(&req);
+	ret = asc_check_mem_register(&req);
 	if (ret)
 		return ret;
 	if (req.flags & ACCEL_MEM_EXTERNAL)
@@ -280,7 +280,7 @@ int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_mem_alloc(&req);
+	ret = asc_check_mem_alloc(&req);
 	if (ret)
 		return ret;
 	host = req.flags == ACCEL_MEM_HOST;
@@ -419,7 +419,7 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_mem_release(&req);
+	ret = asc_check_mem_release(&req);
 	if (ret)
 		return ret;
 
@@ -429,7 +429,7 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	ret = as_region_release(&m->core, req.flags);
+	ret = asc_region_release(&m->core, req.flags);
 	if (ret < 0) {
 		spin_unlock(&ctx->lock);
 		return ret;
@@ -457,7 +457,7 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
  */
 int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct as_freelist fl;
 	unsigned long i, n = vma_pages(vma);
 	struct as_mem *m;

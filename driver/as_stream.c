@@ -38,7 +38,7 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_stream_create(&req);
+	ret = asc_check_stream_create(&req);
 	if (ret)
 		return ret;
 
@@ -47,11 +47,11 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 		return -ENOMEM;
 	s->ctx = ctx;
 	s->flags = req.flags;
-	s->priority = as_clamp_priority(req.priority);
+	s->priority = asc_clamp_priority(req.priority);
 	INIT_WORK(&s->work, as_engine_work);
 
 	spin_lock(&ctx->lock);
-	if (ctx->nstreams >= AS_MAX_STREAMS) {
+	if (ctx->nstreams >= ASC_MAX_STREAMS) {
 		spin_unlock(&ctx->lock);
 		ret = -ENOSPC;
 		goto err_free_stream;
@@ -98,7 +98,7 @@ int as_stream_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (as_check_handle(&req))
+	if (asc_check_handle(&req))
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -170,7 +170,7 @@ static int as_sync_check(struct as_ctx *ctx, void *arg)
 {
 	struct as_sync_arg *a = arg;
 
-	return as_timeline_check_sync(&a->s->tl, a->seq);
+	return asc_timeline_check_sync(&a->s->tl, a->seq);
 }
 
 /**
@@ -183,7 +183,7 @@ static int as_sync_check(struct as_ctx *ctx, void *arg)
  */
 int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct accel_stream_sync req;
 	struct as_sync_arg a;
 	struct as_freelist fl;
@@ -191,7 +191,7 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (as_check_stream_sync(&req))
+	if (asc_check_stream_sync(&req))
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -223,7 +223,7 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 }
 
 /* Resolve the handles of one descriptor into @e and validate it. */
-static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
+static int as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e)
 {
 	const struct accel_desc *d = &e->desc;
 	struct as_event_obj *ev = NULL;
@@ -250,7 +250,7 @@ static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
 	e->dst = dst ? &dst->core : NULL;
 	e->src = src ? &src->core : NULL;
 	e->event = ev ? &ev->core : NULL;
-	return as_validate_desc(d, e->dst, e->src, e->event);
+	return asc_validate_desc(d, e->dst, e->src, e->event);
 }
 
 /**
@@ -258,7 +258,7 @@ static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
  * @ctx: the context.
  * @stream: the stream handle.
  * @descs: @count descriptors in kernel memory, shape-checked.
- * @count: 1 to %AS_MAX_SUBMIT.
+ * @count: 1 to %ASC_MAX_SUBMIT.
  * @seq: out: the sequence number of the last one.
  *
  * All descriptors are validated before any is queued.
@@ -269,7 +269,7 @@ static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
 int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	      u32 count, u64 *seq)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct as_freelist fl;
 	struct as_batch *b;
 	struct as_stream *s;
@@ -296,7 +296,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 		ret = -EIO;
 		goto err_unlock;
 	}
-	if (s->q.count + count > AS_QUEUE_DEPTH) {
+	if (s->q.count + count > ASC_QUEUE_DEPTH) {
 		ret = -EAGAIN;
 		goto err_unlock;
 	}
@@ -307,7 +307,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	}
 	if (!ctx->executor) {
 		for (i = 0; i < count; i++) {
-			struct as_entry *e = &b->ents[i].core;
+			struct asc_entry *e = &b->ents[i].core;
 
 			if (e->desc.op == ACCEL_OP_COPY &&
 			    (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
@@ -318,7 +318,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 		}
 	}
 	for (i = 0; i < count; i++) {
-		as_enqueue(&s->tl, &s->q, &b->ents[i].core, &rel);
+		asc_enqueue(&s->tl, &s->q, &b->ents[i].core, &rel);
 		as_collect_locked(ctx, &rel, &fl);
 	}
 	ctx->queued += count;
@@ -355,7 +355,7 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_submit(&req, AS_MAX_SUBMIT);
+	ret = asc_check_submit(&req, ASC_MAX_SUBMIT);
 	if (ret)
 		return ret;
 
@@ -368,7 +368,7 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto out_free;
 	}
 	for (i = 0; i < req.count; i++) {
-		ret = as_check_desc(&descs[i]);
+		ret = asc_check_desc(&descs[i]);
 		if (ret)
 			goto out_free;
 	}

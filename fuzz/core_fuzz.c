@@ -14,7 +14,7 @@
  *
  * Checked invariants, besides the sanitizers:
  *  - a validated COPY lies inside both regions (no overflow);
- *  - as_check_desc() accepts exactly the shapes the uapi header documents;
+ *  - asc_check_desc() accepts exactly the shapes the uapi header documents;
  *  - completed <= submitted; completed only grows; queue counts match;
  *  - in-flight counts and reference counts never underflow;
  *  - a reported object really has no references left, and is reported once;
@@ -95,20 +95,20 @@ static uint64_t num(struct in *in)
 /* ---- the model's objects ------------------------------------------------ */
 
 struct stream {
-	struct as_timeline tl;
-	struct as_queue q;
+	struct asc_timeline tl;
+	struct asc_queue q;
 	bool destroyed;
 	u64 last_completed;
 };
 
-static struct as_region *reg[NREG];
+static struct asc_region *reg[NREG];
 static bool reg_live[NREG];		/* handle still valid */
-static struct as_event *ev[NEV];
+static struct asc_event *ev[NEV];
 static bool ev_live[NEV];
 static struct stream *st[NSTR];
 
 struct pending_wait {
-	struct as_wait_item it[WAITN];
+	struct asc_wait_item it[WAITN];
 	u32 n;
 	bool all;
 	bool used;
@@ -118,7 +118,7 @@ static struct pending_wait waits[NWAIT];
 static u64 now;
 static unsigned long n_freed, n_alloced;
 
-static int find_reg(const struct as_region *r)
+static int find_reg(const struct asc_region *r)
 {
 	int i;
 
@@ -128,7 +128,7 @@ static int find_reg(const struct as_region *r)
 	return -1;
 }
 
-static int find_ev(const struct as_event *e)
+static int find_ev(const struct asc_event *e)
 {
 	int i;
 
@@ -138,7 +138,7 @@ static int find_ev(const struct as_event *e)
 	return -1;
 }
 
-static int find_tl(const struct as_timeline *tl)
+static int find_tl(const struct asc_timeline *tl)
 {
 	int i;
 
@@ -161,7 +161,7 @@ static void free_stream_if_done(int i)
 }
 
 /* Act on what a core call reported, as the kernel shell does. */
-static void collect(struct as_release *rel)
+static void collect(struct asc_release *rel)
 {
 	unsigned int i;
 	int k;
@@ -247,78 +247,78 @@ static void step_abi(struct in *in)
 	bytes(in, &u, sizeof(u));
 	switch (which) {
 	case 0:
-		r = as_check_info(&u.info);
+		r = asc_check_info(&u.info);
 		CHECK(r == 0 || r == -EINVAL);
 		if (!r)
 			CHECK(!u.info.flags);
 		break;
 	case 1:
-		r = as_check_mem_register(&u.reg);
+		r = asc_check_mem_register(&u.reg);
 		if (!r)
 			CHECK(u.reg.size &&
 			      !__builtin_add_overflow(u.reg.addr, u.reg.size, &end));
 		break;
 	case 2:
-		r = as_check_mem_alloc(&u.alloc);
+		r = asc_check_mem_alloc(&u.alloc);
 		if (!r)
 			CHECK(u.alloc.size && (u.alloc.flags == ACCEL_MEM_HOST ||
 					       u.alloc.flags == ACCEL_MEM_DEVICE));
 		break;
 	case 3:
-		r = as_check_mem_release(&u.rel);
+		r = asc_check_mem_release(&u.rel);
 		CHECK(!r == !(u.rel.flags & ~ACCEL_MEM_RELEASE_DEFERRED));
 		break;
 	case 4:
-		r = as_check_stream_create(&u.sc);
+		r = asc_check_stream_create(&u.sc);
 		if (!r)
 			CHECK(!(u.sc.flags & ~ACCEL_STREAM_NON_BLOCKING) && !u.sc.pad);
 		break;
 	case 5:
-		r = as_check_handle(&u.h);
+		r = asc_check_handle(&u.h);
 		CHECK(!r == !u.h.pad);
 		break;
 	case 6:
-		r = as_check_stream_sync(&u.sync);
+		r = asc_check_stream_sync(&u.sync);
 		CHECK(!r == !u.sync.flags);
 		break;
 	case 7:
-		r = as_check_submit(&u.sub, AS_MAX_SUBMIT);
+		r = asc_check_submit(&u.sub, ASC_MAX_SUBMIT);
 		if (!r)
-			CHECK(u.sub.count >= 1 && u.sub.count <= AS_MAX_SUBMIT &&
+			CHECK(u.sub.count >= 1 && u.sub.count <= ASC_MAX_SUBMIT &&
 			      u.sub.descs && !u.sub.flags && !u.sub.pad);
 		break;
 	case 8:
-		r = as_check_event_create(&u.ec);
+		r = asc_check_event_create(&u.ec);
 		if (!r)
 			CHECK(!(u.ec.flags & ~(ACCEL_EVENT_TIMING | ACCEL_EVENT_USER)) &&
 			      u.ec.flags != (ACCEL_EVENT_TIMING | ACCEL_EVENT_USER));
 		break;
 	case 9:
-		r = as_check_event_signal(&u.sig);
+		r = asc_check_event_signal(&u.sig);
 		CHECK(!r == !(u.sig.flags & ~ACCEL_SIGNAL_ERROR));
 		break;
 	case 10:
-		r = as_check_wait(&u.w, AS_MAX_WAIT);
+		r = asc_check_wait(&u.w, ASC_MAX_WAIT);
 		if (!r)
-			CHECK(u.w.count >= 1 && u.w.count <= AS_MAX_WAIT &&
+			CHECK(u.w.count >= 1 && u.w.count <= ASC_MAX_WAIT &&
 			      u.w.entries && !(u.w.flags & ~ACCEL_WAIT_ALL) && !u.w.pad);
 		break;
 	case 11:
-		r = as_check_wait_entry(&u.we);
+		r = asc_check_wait_entry(&u.we);
 		CHECK(!r == !u.we.pad);
 		break;
 	default:
-		r = as_check_desc(&u.d);
+		r = asc_check_desc(&u.d);
 		CHECK(r == 0 || r == -EINVAL);
 		CHECK(!r == ref_desc_ok(&u.d));
 		break;
 	}
 	{
 		s32 p = (s32)num(in);
-		s32 c = as_clamp_priority(p);
+		s32 c = asc_clamp_priority(p);
 
-		CHECK(c >= AS_GREATEST_PRIORITY && c <= AS_LEAST_PRIORITY);
-		if (p >= AS_GREATEST_PRIORITY && p <= AS_LEAST_PRIORITY)
+		CHECK(c >= ASC_GREATEST_PRIORITY && c <= ASC_LEAST_PRIORITY);
+		if (p >= ASC_GREATEST_PRIORITY && p <= ASC_LEAST_PRIORITY)
 			CHECK(c == p);
 	}
 	{
@@ -327,14 +327,14 @@ static void step_abi(struct in *in)
 
 		if (!__builtin_add_overflow(a, al, &ae) &&
 		    !__builtin_add_overflow(b, bl, &be))
-			CHECK(as_ranges_overlap(a, al, b, bl) == (a < be && b < ae));
+			CHECK(asc_ranges_overlap(a, al, b, bl) == (a < be && b < ae));
 	}
 }
 
 static void step_new_region(struct in *in)
 {
 	int i = rd8(in) % NREG;
-	struct as_region *r;
+	struct asc_region *r;
 
 	if (reg[i])
 		return;
@@ -358,7 +358,7 @@ static void step_release_region(struct in *in)
 	if (!reg[i] || !reg_live[i])
 		return;
 	inflight = reg[i]->inflight;
-	r = as_region_release(reg[i], flags);
+	r = asc_region_release(reg[i], flags);
 	if (r == -EBUSY) {
 		CHECK(inflight && !flags && !reg[i]->released);
 		return;
@@ -380,12 +380,12 @@ static void step_new_event(struct in *in)
 {
 	int i = rd8(in) % NEV;
 	static const u32 fl[] = { 0, ACCEL_EVENT_TIMING, ACCEL_EVENT_USER };
-	struct as_event *e;
+	struct asc_event *e;
 
 	if (ev[i])
 		return;
 	e = calloc(1, sizeof(*e));
-	as_event_init(e, fl[rd8(in) % 3]);
+	asc_event_init(e, fl[rd8(in) % 3]);
 	ev[i] = e;
 	ev_live[i] = true;
 	n_alloced++;
@@ -393,13 +393,13 @@ static void step_new_event(struct in *in)
 
 static void step_kill_event(struct in *in)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	int i = rd8(in) % NEV;
 
 	if (!ev[i] || !ev_live[i])
 		return;
 	ev_live[i] = false;
-	as_event_kill(ev[i], &rel);
+	asc_event_kill(ev[i], &rel);
 	CHECK(ev[i]->dead && !ev[i]->point.tl);
 	if (!ev[i]->refs)
 		rel.event[rel.nevent++] = ev[i];
@@ -427,7 +427,7 @@ static void step_destroy_stream(struct in *in)
 }
 
 /* Handle byte -> object, as a lookup of a live handle would resolve it. */
-static struct as_region *lookup_reg(u32 h)
+static struct asc_region *lookup_reg(u32 h)
 {
 	if (!h)
 		return NULL;
@@ -435,7 +435,7 @@ static struct as_region *lookup_reg(u32 h)
 	return reg_live[h] ? reg[h] : NULL;
 }
 
-static struct as_event *lookup_ev(u32 h)
+static struct asc_event *lookup_ev(u32 h)
 {
 	if (!h)
 		return NULL;
@@ -445,8 +445,8 @@ static struct as_event *lookup_ev(u32 h)
 
 static void step_submit(struct in *in)
 {
-	struct as_release rel = { 0 };
-	struct as_entry *e[8];
+	struct asc_release rel = { 0 };
+	struct asc_entry *e[8];
 	struct stream *s;
 	u32 i, n = 1 + rd8(in) % 8;
 	int k = rd8(in) % NSTR, ret = 0;
@@ -487,7 +487,7 @@ static void step_submit(struct in *in)
 			}
 			d->user_data = num(in);
 		}
-		ret = as_check_desc(d);
+		ret = asc_check_desc(d);
 		CHECK(!ret == ref_desc_ok(d));
 		if (ret)
 			break;
@@ -507,7 +507,7 @@ static void step_submit(struct in *in)
 				break;
 			}
 		}
-		ret = as_validate_desc(d, e[i]->dst, e[i]->src, e[i]->event);
+		ret = asc_validate_desc(d, e[i]->dst, e[i]->src, e[i]->event);
 		CHECK(ret == 0 || ret == -EINVAL || ret == -EPERM || ret == -ENOENT);
 		if (ret)
 			break;
@@ -524,7 +524,7 @@ static void step_submit(struct in *in)
 		if (d->op == ACCEL_OP_EVENT_RECORD || d->op == ACCEL_OP_STREAM_WAIT)
 			CHECK(!(e[i]->event->flags & ACCEL_EVENT_USER));
 	}
-	if (ret || s->q.count + n > AS_QUEUE_DEPTH) {
+	if (ret || s->q.count + n > ASC_QUEUE_DEPTH) {
 		u32 j;
 
 		for (j = 0; j < n && j <= i; j++)
@@ -535,7 +535,7 @@ static void step_submit(struct in *in)
 	for (i = 0; i < n; i++) {
 		u64 dinf = e[i]->dst ? e[i]->dst->inflight : 0;
 
-		as_enqueue(&s->tl, &s->q, e[i], &rel);
+		asc_enqueue(&s->tl, &s->q, e[i], &rel);
 		CHECK(e[i]->seq == sub0 + i + 1);
 		if (e[i]->desc.op == ACCEL_OP_COPY)
 			CHECK(e[i]->dst->inflight > dinf || e[i]->dst == e[i]->src);
@@ -548,7 +548,7 @@ static void step_submit(struct in *in)
 static void check_stream(struct stream *s)
 {
 	u32 cnt = 0;
-	struct as_entry *e, *last = NULL;
+	struct asc_entry *e, *last = NULL;
 	u64 prev = s->tl.completed;
 
 	for (e = s->q.head; e; e = e->next) {
@@ -568,30 +568,30 @@ static void check_stream(struct stream *s)
 /* Run the head like the soft engine; force retirement when @force. */
 static bool retire_one(int k, int status, bool force)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	struct stream *s = st[k];
-	struct as_entry *e;
+	struct asc_entry *e;
 	u64 seq;
 	int ready;
 
-	if (!s || !(e = as_queue_peek(&s->q)))
+	if (!s || !(e = asc_queue_peek(&s->q)))
 		return false;
 	if (s->tl.error) {
 		status = -ECANCELED;
 	} else {
-		ready = as_entry_ready(e);
+		ready = asc_entry_ready(e);
 		CHECK(ready == 0 || ready == 1 || ready == -EIO);
 		if (!ready && !force)
 			return false;
 		if (ready < 0)
 			status = ready;
 		else if (ready && !status)
-			as_entry_execute(e);
+			asc_entry_execute(e);
 		if (!ready)
 			status = -ECANCELED;	/* the shell is closing */
 	}
 	seq = e->seq;
-	CHECK(as_retire_head(&s->tl, &s->q, status, ++now, &rel) == e);
+	CHECK(asc_retire_head(&s->tl, &s->q, status, ++now, &rel) == e);
 	CHECK(s->tl.completed == seq);
 	if (status)
 		CHECK(s->tl.error && s->tl.error_seq <= seq);
@@ -625,7 +625,7 @@ static void step_signal(struct in *in)
 	if (!ev[i] || !ev_live[i] || !(ev[i]->flags & ACCEL_EVENT_USER))
 		return;
 	old = ev[i]->value;
-	changed = as_event_signal(ev[i], v, err);
+	changed = asc_event_signal(ev[i], v, err);
 	CHECK(ev[i]->value == (v > old ? v : old));	/* never lowers */
 	if (v > old)
 		CHECK(changed);
@@ -642,7 +642,7 @@ static void step_wait_begin(struct in *in)
 	pw->n = 0;
 	pw->all = rd8(in) & 1;
 	for (i = 0; i < n; i++) {
-		struct as_event *e = lookup_ev(rd8(in) % (NEV + 1));
+		struct asc_event *e = lookup_ev(rd8(in) % (NEV + 1));
 		u64 v = num(in);
 		u32 refs;
 
@@ -651,7 +651,7 @@ static void step_wait_begin(struct in *in)
 		if (!(e->flags & ACCEL_EVENT_USER))
 			v = 0;
 		refs = e->refs;
-		as_wait_item_init(&pw->it[pw->n], e, v);
+		asc_wait_item_init(&pw->it[pw->n], e, v);
 		CHECK(e->refs == refs + 1);
 		CHECK(pw->it[pw->n].value >= 1);
 		pw->n++;
@@ -661,11 +661,11 @@ static void step_wait_begin(struct in *in)
 
 static void wait_finish(struct pending_wait *pw)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	u32 i;
 
 	for (i = 0; i < pw->n; i++) {
-		as_wait_item_fini(&pw->it[i], &rel);
+		asc_wait_item_fini(&pw->it[i], &rel);
 		collect(&rel);
 	}
 	pw->used = false;
@@ -680,19 +680,19 @@ static void step_wait_poll(struct in *in)
 
 	if (!pw->used)
 		return;
-	r = as_wait_check(pw->it, pw->n, pw->all, &first);
+	r = asc_wait_check(pw->it, pw->n, pw->all, &first);
 	CHECK(r == 0 || r == -EAGAIN || r == -EIO);
 	if (r == 0 || r == -EIO)
 		CHECK(first < pw->n);
 	if (r == 0 && pw->all) {
 		/* every entry complete: no user event short of its value */
 		for (i = 0; i < pw->n; i++) {
-			const struct as_wait_item *it = &pw->it[i];
+			const struct asc_wait_item *it = &pw->it[i];
 
 			if (it->event->flags & ACCEL_EVENT_USER)
 				CHECK(it->event->value >= it->value);
 			else
-				CHECK(as_point_state(&it->point) == 1);
+				CHECK(asc_point_state(&it->point) == 1);
 		}
 	}
 	if (rd8(in) & 1)
@@ -706,18 +706,18 @@ static void step_query(struct in *in)
 	int err = 1, r;
 
 	if (ev[i]) {
-		r = as_event_state(ev[i], &err);
+		r = asc_event_state(ev[i], &err);
 		CHECK(r == ACCEL_EVENT_STATE_COMPLETE || r == ACCEL_EVENT_STATE_PENDING);
 		CHECK(err == 0 || err == -EIO);
 		if (ev[j]) {
-			r = as_event_elapsed(ev[i], ev[j], &el);
+			r = asc_event_elapsed(ev[i], ev[j], &el);
 			CHECK(r == 0 || r == -EINVAL || r == -EAGAIN || r == -EIO);
 		}
 	}
 	if (st[k]) {
 		u64 seq = st[k]->tl.submitted ? num(in) % (st[k]->tl.submitted + 1) : 0;
 
-		r = as_timeline_check_sync(&st[k]->tl, seq);
+		r = asc_timeline_check_sync(&st[k]->tl, seq);
 		CHECK(r == 0 || r == -EAGAIN || r == -EIO);
 		if (r == 0)
 			CHECK(st[k]->tl.completed >= seq);
@@ -728,7 +728,7 @@ static void step_query(struct in *in)
 /* Tear everything down the way release() does and check nothing is left. */
 static void teardown(void)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	bool progress;
 	int i;
 
@@ -755,7 +755,7 @@ static void teardown(void)
 		/* a dead event whose last reference went is already freed */
 		CHECK(ev_live[i]);
 		ev_live[i] = false;
-		as_event_kill(ev[i], &rel);
+		asc_event_kill(ev[i], &rel);
 		rel.event[rel.nevent++] = ev[i];
 		collect(&rel);
 	}
@@ -771,7 +771,7 @@ static void teardown(void)
 		if (!reg[i])
 			continue;
 		CHECK(reg_live[i]);	/* a released region would be freed */
-		CHECK(as_region_release(reg[i], 0) == 1);
+		CHECK(asc_region_release(reg[i], 0) == 1);
 		free(reg[i]);
 		reg[i] = NULL;
 		reg_live[i] = false;

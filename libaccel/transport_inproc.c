@@ -50,7 +50,7 @@ struct ip_node {
 };
 
 struct ip_region {
-	struct as_region core;
+	struct asc_region core;
 	struct ip_node node;
 	u32 handle;
 	enum ip_region_kind kind;
@@ -64,8 +64,8 @@ struct ip_region {
 };
 
 struct ip_stream {
-	struct as_timeline tl;
-	struct as_queue q;
+	struct asc_timeline tl;
+	struct asc_queue q;
 	struct ip_node node;
 	struct ip_ctx *ctx;
 	u32 handle;
@@ -82,12 +82,12 @@ struct ip_stream {
 	 * Valid while tl.fetched == fcur_seq > tl.completed (entries leave
 	 * the queue only by retiring at its head).
 	 */
-	struct as_entry *fcur;
+	struct asc_entry *fcur;
 	u64 fcur_seq;
 };
 
 struct ip_event {
-	struct as_event core;
+	struct asc_event core;
 	struct ip_node node;
 	u32 handle;
 };
@@ -234,10 +234,10 @@ static void region_free_locked(struct ip_ctx *c, struct ip_region *r)
 
 			if (o == r || o->kind != IP_REGION_USER || !o->locked)
 				continue;
-			if (as_ranges_overlap(start, ps, o->addr, o->core.size))
+			if (asc_ranges_overlap(start, ps, o->addr, o->core.size))
 				start += ps;
 			if (end > start &&
-			    as_ranges_overlap(end - ps, ps, o->addr, o->core.size))
+			    asc_ranges_overlap(end - ps, ps, o->addr, o->core.size))
 				end -= ps;
 		}
 		if (r->locked && end > start)
@@ -284,7 +284,7 @@ static void stream_maybe_free_locked(struct ip_stream *s)
 		s->reap = true;
 }
 
-static void process_release(struct ip_ctx *c, struct as_release *rel)
+static void process_release(struct ip_ctx *c, struct asc_release *rel)
 {
 	unsigned int i;
 
@@ -311,10 +311,10 @@ static void process_release(struct ip_ctx *c, struct as_release *rel)
 static void retire_locked(struct ip_stream *s, int status)
 {
 	struct ip_ctx *c = s->ctx;
-	struct as_release rel = { 0 };
-	struct as_entry *e;
+	struct asc_release rel = { 0 };
+	struct asc_entry *e;
 
-	e = as_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
+	e = asc_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
 	if (s->tl.fetched < s->tl.completed)
 		s->tl.fetched = s->tl.completed;
 	free(e);
@@ -325,7 +325,7 @@ static void retire_locked(struct ip_stream *s, int status)
 		pthread_cond_broadcast(&c->cond);
 }
 
-static bool entry_external(const struct as_entry *e)
+static bool entry_external(const struct asc_entry *e)
 {
 	return e->desc.op == ACCEL_OP_COPY &&
 	       (container_of(e->dst, struct ip_region, core)->kind ==
@@ -338,12 +338,12 @@ static void *stream_worker(void *arg)
 {
 	struct ip_stream *s = arg;
 	struct ip_ctx *c = s->ctx;
-	struct as_entry *e;
+	struct asc_entry *e;
 	int ready;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		e = as_queue_peek(&s->q);
+		e = asc_queue_peek(&s->q);
 		if (!e) {
 			if (s->dead || c->closing)
 				break;
@@ -365,7 +365,7 @@ static void *stream_worker(void *arg)
 			retire_locked(s, s->tl.error);
 			continue;
 		}
-		ready = as_entry_ready(e);
+		ready = asc_entry_ready(e);
 		if (ready == 0) {
 			pthread_cond_wait(&c->cond, &c->lock);
 			continue;
@@ -393,7 +393,7 @@ static void *stream_worker(void *arg)
 			pthread_mutex_lock(&c->lock);
 			s->copying = false;
 		} else {
-			as_entry_execute(e);
+			asc_entry_execute(e);
 		}
 		retire_locked(s, 0);
 	}
@@ -410,7 +410,7 @@ static void *stream_worker(void *arg)
 
 static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
 {
-	int ret = as_check_info(info);
+	int ret = asc_check_info(info);
 
 	if (ret)
 		return ret;
@@ -420,14 +420,14 @@ static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
 		     ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
 		     ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE |
 		     ACCEL_CAP_EXECUTOR;
-	info->max_streams = AS_MAX_STREAMS;
-	info->max_events = AS_MAX_EVENTS;
-	info->max_regions = AS_MAX_REGIONS;
-	info->max_submit = AS_MAX_SUBMIT;
-	info->queue_depth = AS_QUEUE_DEPTH;
-	info->max_wait = AS_MAX_WAIT;
-	info->greatest_priority = AS_GREATEST_PRIORITY;
-	info->least_priority = AS_LEAST_PRIORITY;
+	info->max_streams = ASC_MAX_STREAMS;
+	info->max_events = ASC_MAX_EVENTS;
+	info->max_regions = ASC_MAX_REGIONS;
+	info->max_submit = ASC_MAX_SUBMIT;
+	info->queue_depth = ASC_QUEUE_DEPTH;
+	info->max_wait = ASC_MAX_WAIT;
+	info->greatest_priority = ASC_GREATEST_PRIORITY;
+	info->least_priority = ASC_LEAST_PRIORITY;
 	info->max_pinned_bytes = c->max_pinned_bytes;
 	info->max_device_bytes = c->max_device_bytes;
 	info->page_size = (u32)c->page_size;
@@ -457,12 +457,12 @@ static int ip_mem_register_external(struct ip_ctx *c,
 		struct ip_region *o = container_of(n, struct ip_region, node);
 
 		if (o->kind == IP_REGION_EXTERNAL && !o->core.released &&
-		    as_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
+		    asc_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
 			ret = -EEXIST;
 			goto err_unlock;
 		}
 	}
-	ret = idr_alloc(&c->regions, reg, AS_MAX_REGIONS, &reg->handle);
+	ret = idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
 	if (ret)
 		goto err_unlock;
 	node_add(&c->all_regions, &reg->node);
@@ -484,7 +484,7 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 	u64 start, end;
 	int ret;
 
-	ret = as_check_mem_register(r);
+	ret = asc_check_mem_register(r);
 	if (ret)
 		return ret;
 	if (r->flags & ACCEL_MEM_EXTERNAL)
@@ -510,7 +510,7 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 		struct ip_region *o = container_of(n, struct ip_region, node);
 
 		if (o->kind == IP_REGION_USER && !o->core.released &&
-		    as_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
+		    asc_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
 			ret = -EEXIST;
 			goto err_unlock;
 		}
@@ -531,7 +531,7 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 		goto err_unlock;
 	}
 	reg->locked = true;
-	ret = idr_alloc(&c->regions, reg, AS_MAX_REGIONS, &reg->handle);
+	ret = idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
 	if (ret)
 		goto err_unlock_pages;
 	node_add(&c->all_regions, &reg->node);
@@ -554,7 +554,7 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 	size_t len;
 	int ret;
 
-	ret = as_check_mem_alloc(a);
+	ret = asc_check_mem_alloc(a);
 	if (ret)
 		return ret;
 	len = (a->size + c->page_size - 1) & ~(u64)(c->page_size - 1);
@@ -612,7 +612,7 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
-	ret = idr_alloc(&c->regions, reg, AS_MAX_REGIONS, &reg->handle);
+	ret = idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
 	if (ret)
 		goto err_unlock;
 	node_add(&c->all_regions, &reg->node);
@@ -643,7 +643,7 @@ static int ip_mem_release(struct ip_ctx *c, struct accel_mem_release *r)
 	struct ip_region *reg;
 	int ret;
 
-	ret = as_check_mem_release(r);
+	ret = asc_check_mem_release(r);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
@@ -652,7 +652,7 @@ static int ip_mem_release(struct ip_ctx *c, struct accel_mem_release *r)
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = as_region_release(&reg->core, r->flags);
+	ret = asc_region_release(&reg->core, r->flags);
 	if (ret < 0)
 		goto out;
 	idr_remove(&c->regions, r->handle);
@@ -673,7 +673,7 @@ static int ip_stream_create(struct ip_ctx *c, struct accel_stream_create *sc)
 	struct ip_stream *s;
 	int ret;
 
-	ret = as_check_stream_create(sc);
+	ret = asc_check_stream_create(sc);
 	if (ret)
 		return ret;
 	s = calloc(1, sizeof(*s));
@@ -682,11 +682,11 @@ static int ip_stream_create(struct ip_ctx *c, struct accel_stream_create *sc)
 	node_init(&s->node);
 	s->ctx = c;
 	s->flags = sc->flags;
-	s->priority = as_clamp_priority(sc->priority);
+	s->priority = asc_clamp_priority(sc->priority);
 
 	pthread_mutex_lock(&c->lock);
 	stream_reap_locked(c);
-	ret = idr_alloc(&c->streams, s, AS_MAX_STREAMS, &s->handle);
+	ret = idr_alloc(&c->streams, s, ASC_MAX_STREAMS, &s->handle);
 	if (ret)
 		goto err_unlock;
 	if (pthread_create(&s->thread, NULL, stream_worker, s)) {
@@ -710,7 +710,7 @@ static int ip_stream_destroy(struct ip_ctx *c, struct accel_handle *h)
 	struct ip_stream *s;
 	int ret;
 
-	ret = as_check_handle(h);
+	ret = asc_check_handle(h);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
@@ -752,12 +752,12 @@ static int ip_stream_query(struct ip_ctx *c, struct accel_stream_query *q)
 
 static int ip_stream_sync(struct ip_ctx *c, struct accel_stream_sync *ss)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	struct ip_stream *s;
 	u64 seq;
 	int ret;
 
-	ret = as_check_stream_sync(ss);
+	ret = asc_check_stream_sync(ss);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
@@ -776,7 +776,7 @@ static int ip_stream_sync(struct ip_ctx *c, struct accel_stream_sync *ss)
 	/* Keep the timeline while we sleep, even if the handle dies. */
 	s->tl.refs++;
 	for (;;) {
-		ret = as_timeline_check_sync(&s->tl, seq);
+		ret = asc_timeline_check_sync(&s->tl, seq);
 		if (ret != -EAGAIN)
 			break;
 		ret = ctx_wait(c, ss->timeout_ns);
@@ -792,7 +792,7 @@ out:
 }
 
 static int resolve_desc(struct ip_ctx *c, const struct accel_desc *d,
-			struct as_entry *e)
+			struct asc_entry *e)
 {
 	struct ip_region *dst = NULL, *src = NULL;
 	struct ip_event *ev = NULL;
@@ -821,14 +821,14 @@ static int resolve_desc(struct ip_ctx *c, const struct accel_desc *d,
 	default:
 		break;
 	}
-	return as_validate_desc(d, e->dst, e->src, e->event);
+	return asc_validate_desc(d, e->dst, e->src, e->event);
 }
 
 static int submit_locked(struct ip_ctx *c, u32 stream,
 			 const struct accel_desc *descs, u32 count,
-			 struct as_entry **entries, u64 *seq)
+			 struct asc_entry **entries, u64 *seq)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	struct ip_stream *s;
 	u32 i;
 	int ret;
@@ -838,7 +838,7 @@ static int submit_locked(struct ip_ctx *c, u32 stream,
 		return -ENOENT;
 	if (s->tl.error)
 		return -EIO;
-	if (s->q.count + count > AS_QUEUE_DEPTH)
+	if (s->q.count + count > ASC_QUEUE_DEPTH)
 		return -EAGAIN;
 	for (i = 0; i < count; i++) {
 		ret = resolve_desc(c, &descs[i], entries[i]);
@@ -850,7 +850,7 @@ static int submit_locked(struct ip_ctx *c, u32 stream,
 			return -ENXIO;
 	}
 	for (i = 0; i < count; i++) {
-		as_enqueue(&s->tl, &s->q, entries[i], &rel);
+		asc_enqueue(&s->tl, &s->q, entries[i], &rel);
 		process_release(c, &rel);
 	}
 	*seq = s->tl.submitted;
@@ -861,13 +861,13 @@ static int submit_locked(struct ip_ctx *c, u32 stream,
 static int do_submit(struct ip_ctx *c, u32 stream,
 		     const struct accel_desc *descs, u32 count, u64 *seq)
 {
-	struct as_entry **entries, *few[64];
+	struct asc_entry **entries, *few[64];
 	u32 i;
 	int ret = 0;
 
 	/* Cheap checks and allocation before the lock, as an ioctl does. */
 	for (i = 0; i < count; i++) {
-		ret = as_check_desc(&descs[i]);
+		ret = asc_check_desc(&descs[i]);
 		if (ret)
 			return ret;
 	}
@@ -931,7 +931,7 @@ static int ip_submit(struct ip_ctx *c, struct accel_submit *s)
 	u64 seq = 0;
 	int ret;
 
-	ret = as_check_submit(s, AS_MAX_SUBMIT);
+	ret = asc_check_submit(s, ASC_MAX_SUBMIT);
 	if (ret)
 		return ret;
 	/* "Copy in", so that the caller's array may change under us. */
@@ -957,16 +957,16 @@ static int ip_event_create(struct ip_ctx *c, struct accel_event_create *ec)
 	struct ip_event *ev;
 	int ret;
 
-	ret = as_check_event_create(ec);
+	ret = asc_check_event_create(ec);
 	if (ret)
 		return ret;
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
 	node_init(&ev->node);
-	as_event_init(&ev->core, ec->flags);
+	asc_event_init(&ev->core, ec->flags);
 	pthread_mutex_lock(&c->lock);
-	ret = idr_alloc(&c->events, ev, AS_MAX_EVENTS, &ev->handle);
+	ret = idr_alloc(&c->events, ev, ASC_MAX_EVENTS, &ev->handle);
 	if (!ret) {
 		node_add(&c->all_events, &ev->node);
 		ec->handle = ev->handle;
@@ -979,11 +979,11 @@ static int ip_event_create(struct ip_ctx *c, struct accel_event_create *ec)
 
 static int ip_event_destroy(struct ip_ctx *c, struct accel_handle *h)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	struct ip_event *ev;
 	int ret;
 
-	ret = as_check_handle(h);
+	ret = asc_check_handle(h);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
@@ -993,7 +993,7 @@ static int ip_event_destroy(struct ip_ctx *c, struct accel_handle *h)
 		goto out;
 	}
 	idr_remove(&c->events, h->handle);
-	as_event_kill(&ev->core, &rel);
+	asc_event_kill(&ev->core, &rel);
 	process_release(c, &rel);
 	if (!ev->core.refs) {
 		node_del(&ev->node);
@@ -1033,7 +1033,7 @@ static int ip_event_query(struct ip_ctx *c, struct accel_event_query *q)
 		pthread_mutex_unlock(&c->lock);
 		return -ENOENT;
 	}
-	q->state = (u32)as_event_state(&ev->core, &error);
+	q->state = (u32)asc_event_state(&ev->core, &error);
 	q->error = error;
 	q->stream = 0;
 	if (ev->core.point.tl) {
@@ -1062,7 +1062,7 @@ static int ip_event_elapsed(struct ip_ctx *c, struct accel_event_elapsed *el)
 	if (!a || !b) {
 		ret = -ENOENT;
 	} else {
-		ret = as_event_elapsed(&a->core, &b->core, &ns);
+		ret = asc_event_elapsed(&a->core, &b->core, &ns);
 		if (!ret)
 			el->elapsed_ns = ns;
 	}
@@ -1075,7 +1075,7 @@ static int ip_event_signal(struct ip_ctx *c, struct accel_event_signal *sg)
 	struct ip_event *ev;
 	int ret;
 
-	ret = as_check_event_signal(sg);
+	ret = asc_check_event_signal(sg);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
@@ -1084,7 +1084,7 @@ static int ip_event_signal(struct ip_ctx *c, struct accel_event_signal *sg)
 		ret = -ENOENT;
 	} else if (!(ev->core.flags & ACCEL_EVENT_USER)) {
 		ret = -EINVAL;
-	} else if (as_event_signal(&ev->core, sg->value,
+	} else if (asc_event_signal(&ev->core, sg->value,
 				   sg->flags & ACCEL_SIGNAL_ERROR)) {
 		pthread_cond_broadcast(&c->cond);
 	}
@@ -1095,12 +1095,12 @@ static int ip_event_signal(struct ip_ctx *c, struct accel_event_signal *sg)
 static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
 {
 	struct accel_wait_entry *ents;
-	struct as_wait_item *items;
-	struct as_release rel = { 0 };
+	struct asc_wait_item *items;
+	struct asc_release rel = { 0 };
 	u32 i, n = 0, first = 0;
 	int ret;
 
-	ret = as_check_wait(w, AS_MAX_WAIT);
+	ret = asc_check_wait(w, ASC_MAX_WAIT);
 	if (ret)
 		return ret;
 	ents = malloc(w->count * sizeof(*ents));
@@ -1112,7 +1112,7 @@ static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
 	memcpy(ents, (const void *)(uintptr_t)w->entries,
 	       w->count * sizeof(*ents));
 	for (i = 0; i < w->count; i++) {
-		ret = as_check_wait_entry(&ents[i]);
+		ret = asc_check_wait_entry(&ents[i]);
 		if (ret)
 			goto out_free;
 	}
@@ -1132,11 +1132,11 @@ static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
 	}
 	/* Capture every point now: later records do not move the target. */
 	for (n = 0; n < w->count; n++)
-		as_wait_item_init(&items[n],
+		asc_wait_item_init(&items[n],
 				  &((struct ip_event *)idr_find(&c->events,
 					ents[n].event))->core, ents[n].value);
 	for (;;) {
-		ret = as_wait_check(items, n, w->flags & ACCEL_WAIT_ALL, &first);
+		ret = asc_wait_check(items, n, w->flags & ACCEL_WAIT_ALL, &first);
 		if (ret != -EAGAIN)
 			break;
 		ret = ctx_wait(c, w->timeout_ns);
@@ -1147,7 +1147,7 @@ static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
 		w->first_signaled = first;
 out_fini:
 	for (i = 0; i < n; i++) {
-		as_wait_item_fini(&items[i], &rel);
+		asc_wait_item_fini(&items[i], &rel);
 		process_release(c, &rel);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -1220,10 +1220,10 @@ static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
 	return 0;
 }
 
-static void exec_fill(const struct ip_stream *s, const struct as_entry *e,
+static void exec_fill(const struct ip_stream *s, const struct asc_entry *e,
 		      struct accel_exec_item *it)
 {
-	struct as_timeline *wait = as_exec_item_init(e, it);
+	struct asc_timeline *wait = asc_exec_item_init(e, it);
 
 	it->stream = s->handle;
 	if (wait)
@@ -1267,18 +1267,18 @@ static u32 fetch_locked(struct ip_ctx *c, struct accel_exec_item *items,
 		for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
 			struct ip_stream *s = container_of(n, struct ip_stream,
 							   node);
-			struct as_entry *e;
+			struct asc_entry *e;
 
 			if (s->tl.error)
 				continue;
-			e = as_queue_peek(&s->q);
+			e = asc_queue_peek(&s->q);
 			if (s->fcur && s->fcur_seq == s->tl.fetched &&
 			    s->tl.completed < s->fcur_seq)
 				e = s->fcur->next;
 			for (; e; e = e->next) {
 				if (e->seq <= s->tl.fetched)
 					continue;
-				if (count == max || !as_entry_fetchable(e))
+				if (count == max || !asc_entry_fetchable(e))
 					break;
 				exec_fill(s, e, &items[count++]);
 				s->tl.fetched = e->seq;
@@ -1298,7 +1298,7 @@ static int ip_exec_fetch(struct ip_ctx *c, struct accel_exec_fetch *f)
 	int ret;
 
 	if (f->flags || f->pad || !f->items || !f->max_items ||
-	    f->max_items > AS_MAX_SUBMIT)
+	    f->max_items > ASC_MAX_SUBMIT)
 		return -EINVAL;
 	items = buf_get(&c->fetch_buf, f->max_items, sizeof(*items),
 			IP_BUF_CACHE);
@@ -1351,14 +1351,14 @@ static int exec_done_locked(struct ip_ctx *c, const struct accel_exec_done *d)
 
 	if (!s)
 		return -ENOENT;
-	ret = as_exec_check_done(&s->tl, d);
+	ret = asc_exec_check_done(&s->tl, d);
 	if (ret)
 		return ret;
 	while (s->tl.completed < d->seq)
-		retire_locked(s, as_exec_done_status(&s->tl, as_queue_peek(&s->q),
+		retire_locked(s, asc_exec_done_status(&s->tl, asc_queue_peek(&s->q),
 						     d));
 	/* A failed stream runs nothing more: what was not handed out goes. */
-	if (as_exec_cancel_rest(&s->tl)) {
+	if (asc_exec_cancel_rest(&s->tl)) {
 		while (s->q.count)
 			retire_locked(s, -ECANCELED);
 	}
@@ -1371,7 +1371,7 @@ static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
 	u32 i;
 	int ret = 0;
 
-	if (cm->pad || !cm->entries || !cm->count || cm->count > AS_MAX_SUBMIT)
+	if (cm->pad || !cm->entries || !cm->count || cm->count > ASC_MAX_SUBMIT)
 		return -EINVAL;
 	/* "Copy in": a bad pointer is -EFAULT, as from the driver. */
 	if (cm->entries < 4096)
