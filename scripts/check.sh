@@ -75,7 +75,7 @@ core_test() {
 	${CC:-gcc} -std=gnu11 -O1 -g -Wall -Wextra -Wno-sign-compare \
 		-Wno-unused-parameter -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -isystem "$KSFT" -Icore -Iuapi \
-		tests/core/test_core.c core/asc_core.c -o build/core/test_core &&
+		tests/core/test_core.c core/*.c -o build/core/test_core &&
 		build/core/test_core
 }
 step core core_test
