@@ -249,3 +249,184 @@ s32 asc_clamp_priority(s32 prio)
 		return ASC_LEAST_PRIORITY;
 	return prio;
 }
+
+/**
+ * asc_check_stream_query() - check a stream query
+ * @q: the request.
+ *
+ * Return: 0, or -EINVAL for a nonzero pad.
+ */
+int asc_check_stream_query(const struct accel_stream_query *q)
+{
+	return q->pad ? -EINVAL : 0;
+}
+
+/**
+ * asc_check_event_query() - check an event query
+ * @q: the request.
+ *
+ * Return: 0, or -EINVAL for a nonzero pad.
+ */
+int asc_check_event_query(const struct accel_event_query *q)
+{
+	return q->pad ? -EINVAL : 0;
+}
+
+/**
+ * asc_check_event_record() - turn %ACCEL_IOC_EVENT_RECORD into its descriptor
+ * @r: the request.
+ * @d: out: the EVENT_RECORD descriptor it submits.
+ *
+ * Return: 0, or -EINVAL for event handle 0.
+ */
+int asc_check_event_record(const struct accel_event_record *r,
+			   struct accel_desc *d)
+{
+	*d = (struct accel_desc){ .op = ACCEL_OP_EVENT_RECORD,
+				  .event = r->event };
+	return asc_check_desc(d);
+}
+
+/**
+ * asc_check_exec_attach() - check an executor attach or detach request
+ * @a: the request.
+ *
+ * Return: 0, or -EINVAL for nonzero flags or pad.
+ */
+int asc_check_exec_attach(const struct accel_exec_attach *a)
+{
+	return (a->flags || a->pad) ? -EINVAL : 0;
+}
+
+/**
+ * asc_check_exec_fetch() - check an executor fetch request
+ * @f: the request.
+ * @max_items: the most items one fetch may return.
+ *
+ * Return: 0, or -EINVAL for nonzero flags or pad, a NULL array, or a
+ * @max_items of 0 or above @max_items.
+ */
+int asc_check_exec_fetch(const struct accel_exec_fetch *f, u32 max_items)
+{
+	if (f->flags || f->pad || !f->items)
+		return -EINVAL;
+	if (!f->max_items || f->max_items > max_items)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * asc_check_exec_complete() - check an executor completion request
+ * @c: the request.
+ * @max_entries: the most completions one call may carry.
+ *
+ * Return: 0, or -EINVAL for a nonzero pad, a NULL array, or a count of 0
+ * or above @max_entries.
+ */
+int asc_check_exec_complete(const struct accel_exec_complete *c,
+			    u32 max_entries)
+{
+	if (c->pad || !c->entries || !c->count || c->count > max_entries)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * asc_info_fill() - the answer of %ACCEL_IOC_GET_INFO
+ * @info: written in full.
+ * @caps: ACCEL_CAP_* bits the shell serves (%ASC_CAPS and its own).
+ * @max_pinned_bytes: the context's pin limit, bytes.
+ * @max_device_bytes: the context's device memory limit, bytes.
+ * @page_size: the page size pinning and mmap(2) work in, bytes.
+ */
+void asc_info_fill(struct accel_info *info, u64 caps, u64 max_pinned_bytes,
+		   u64 max_device_bytes, u32 page_size)
+{
+	*info = (struct accel_info){
+		.abi_version = ACCEL_ABI_VERSION,
+		.caps = caps,
+		.max_streams = ASC_MAX_STREAMS,
+		.max_events = ASC_MAX_EVENTS,
+		.max_regions = ASC_MAX_REGIONS,
+		.max_submit = ASC_MAX_SUBMIT,
+		.queue_depth = ASC_QUEUE_DEPTH,
+		.max_wait = ASC_MAX_WAIT,
+		.greatest_priority = ASC_GREATEST_PRIORITY,
+		.least_priority = ASC_LEAST_PRIORITY,
+		.max_pinned_bytes = max_pinned_bytes,
+		.max_device_bytes = max_device_bytes,
+		.page_size = page_size,
+	};
+}
+
+/**
+ * asc_stream_query_fill() - the answer of %ACCEL_IOC_STREAM_QUERY
+ * @q: written in full.
+ * @handle: the stream's handle.
+ * @tl: its timeline.
+ * @queue: its queue.
+ * @flags: its creation flags.
+ * @prio: its effective priority.
+ */
+void asc_stream_query_fill(struct accel_stream_query *q, u32 handle,
+			   const struct asc_timeline *tl,
+			   const struct asc_queue *queue, u32 flags, s32 prio)
+{
+	*q = (struct accel_stream_query){
+		.handle = handle,
+		.submitted = tl->submitted,
+		.completed = tl->completed,
+		.error = tl->error,
+		.flags = flags,
+		.priority = prio,
+		.queued = queue->count,
+	};
+}
+
+/**
+ * asc_event_query_fill() - the answer of %ACCEL_IOC_EVENT_QUERY
+ * @q: written in full.
+ * @handle: the event's handle.
+ * @ev: the event.
+ * @stream: the handle of the stream its point is on, 0 when it has no
+ *	point or that stream's handle is destroyed.
+ */
+void asc_event_query_fill(struct accel_event_query *q, u32 handle,
+			  const struct asc_event *ev, u32 stream)
+{
+	int error;
+
+	*q = (struct accel_event_query){
+		.handle = handle,
+		.state = (u32)asc_event_state(ev, &error),
+		.stream = stream,
+		.flags = ev->flags,
+		.seq = ev->point.seq,
+		.value = ev->value,
+		.timestamp_ns = ev->timestamp_ns,
+	};
+	q->error = error;
+}
+
+#define ASC_IOCTL(cmd, name) \
+	[ASC_IOC_##cmd] = ACCEL_IOC_##cmd,
+static const unsigned int asc_ioctl_cmds[ASC_NR_IOCTLS] = {
+#include "asc_ioctls.h"
+#undef ASC_IOCTL
+};
+
+/**
+ * asc_ioctl_index() - which command of the ABI is this?
+ * @cmd: the ioctl command number as the caller passed it.
+ *
+ * Return: its &enum asc_ioctl index, or -ENOTTY for an unknown command.
+ */
+int asc_ioctl_index(unsigned int cmd)
+{
+	int i;
+
+	for (i = 0; i < ASC_NR_IOCTLS; i++)
+		if (asc_ioctl_cmds[i] == cmd)
+			return i;
+	return -ENOTTY;
+}

@@ -256,7 +256,11 @@ static void put_region(struct asc_region *r, struct asc_release *rel)
  * @now_ns: CLOCK_MONOTONIC now, for timing events.
  * @rel: where objects left without references are reported.
  *
- * Return: the entry, unlinked; the shell frees it.
+ * An executor's cursor and fetched mark never lag behind what retired.
+ *
+ * Return: the entry, unlinked. An entry of a batch is freed with its batch
+ * (reported in @rel->batch once its last entry retired); the shell frees
+ * an entry of its own.
  */
 struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
 				  int status, u64 now_ns, struct asc_release *rel)
@@ -268,12 +272,16 @@ struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
 	if (!q->head)
 		q->tail = NULL;
 	q->count--;
+	if (q->fetch_last == e)
+		q->fetch_last = NULL;
 
 	if (status && !tl->error) {
 		tl->error = status;
 		tl->error_seq = e->seq;
 	}
 	tl->completed = e->seq;
+	if (tl->fetched < tl->completed)
+		tl->fetched = tl->completed;
 
 	if (e->dst)
 		put_region(e->dst, rel);
@@ -289,6 +297,8 @@ struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
 		if (asc_event_put(ev) && rel->nevent < 1)
 			rel->event[rel->nevent++] = ev;
 	}
+	if (e->batch && --e->batch->remaining == 0)
+		rel->batch = e->batch;
 	e->next = NULL;
 	return e;
 }
@@ -500,5 +510,159 @@ int asc_wait_check(const struct asc_wait_item *items, u32 n, bool all,
 	if (pending)
 		return -EAGAIN;
 	*first = 0;
+	return 0;
+}
+
+/**
+ * asc_entry_external() - does a descriptor touch an executor's memory?
+ * @e: a resolved entry.
+ *
+ * Only an attached executor can reach %ACCEL_REGION_EXTERNAL memory: a
+ * soft engine fails such a copy with -ENXIO, and submission refuses it
+ * while no executor is attached.
+ *
+ * Return: true for a COPY with either side external.
+ */
+bool asc_entry_external(const struct asc_entry *e)
+{
+	return e->desc.op == ACCEL_OP_COPY &&
+	       (e->dst->kind == ACCEL_REGION_EXTERNAL ||
+		e->src->kind == ACCEL_REGION_EXTERNAL);
+}
+
+/**
+ * asc_batch_init() - start a batch of entries from submitted descriptors
+ * @b: room for @count entries.
+ * @descs: the descriptors, shape-checked with asc_check_desc().
+ * @count: how many.
+ *
+ * The shell then resolves each entry's handles into @dst, @src and @event
+ * (NULL for handle 0 or an unknown handle) and calls asc_submit_admit().
+ */
+void asc_batch_init(struct asc_batch *b, const struct accel_desc *descs,
+		    u32 count)
+{
+	u32 i;
+
+	b->next = NULL;
+	b->count = count;
+	b->remaining = count;
+	for (i = 0; i < count; i++)
+		b->ents[i] = (struct asc_entry){ .desc = descs[i], .batch = b };
+}
+
+/**
+ * asc_submit_admit() - may a batch be queued on a stream?
+ * @tl: the stream's timeline, NULL when its handle is unknown.
+ * @q: the stream's queue (unused when @tl is NULL).
+ * @b: the batch, every entry's handles resolved.
+ * @executor: an executor is attached.
+ *
+ * The order of the checks is the ABI: the stream, its sticky error, room
+ * in its queue, then every descriptor, then memory only an executor
+ * reaches. Nothing changes; the shell enqueues every entry on success.
+ *
+ * Return: 0; -ENOENT for an unknown stream, region or event; -EIO for a
+ * failed stream; -EAGAIN when the queue has no room for the batch; -EINVAL
+ * or -EPERM from asc_validate_desc(); -ENXIO for external memory without
+ * an executor.
+ */
+int asc_submit_admit(const struct asc_timeline *tl, const struct asc_queue *q,
+		     const struct asc_batch *b, bool executor)
+{
+	u32 i;
+	int ret;
+
+	if (!tl)
+		return -ENOENT;
+	if (tl->error)
+		return -EIO;
+	if (q->count + b->count > ASC_QUEUE_DEPTH)
+		return -EAGAIN;
+	for (i = 0; i < b->count; i++) {
+		const struct asc_entry *e = &b->ents[i];
+
+		ret = asc_validate_desc(&e->desc, e->dst, e->src, e->event);
+		if (ret)
+			return ret;
+	}
+	if (executor)
+		return 0;
+	for (i = 0; i < b->count; i++)
+		if (asc_entry_external(&b->ents[i]))
+			return -ENXIO;
+	return 0;
+}
+
+/**
+ * asc_sync_target() - the sequence number a synchronize waits for
+ * @tl: the stream's timeline.
+ * @seq: the request's sequence number, 0 for everything submitted.
+ * @target: out: the sequence number to wait for.
+ *
+ * Return: 0, or -EINVAL for a @seq not yet submitted.
+ */
+int asc_sync_target(const struct asc_timeline *tl, u64 seq, u64 *target)
+{
+	if (seq > tl->submitted)
+		return -EINVAL;
+	*target = seq ? seq : tl->submitted;
+	return 0;
+}
+
+/**
+ * asc_region_conflicts() - would a new range collide with a region?
+ * @r: an existing region.
+ * @kind: the new range's ACCEL_REGION_* kind.
+ * @addr: its start.
+ * @size: its length in bytes, not zero.
+ *
+ * Two live registrations of one kind may not share a byte.
+ *
+ * Return: true when registering the range must fail with -EEXIST.
+ */
+bool asc_region_conflicts(const struct asc_region *r, u32 kind, u64 addr,
+			  u64 size)
+{
+	return r->kind == kind && !r->released &&
+	       asc_ranges_overlap(addr, size, r->addr, r->size);
+}
+
+/**
+ * asc_event_signal_user() - %ACCEL_IOC_EVENT_SIGNAL on a resolved event
+ * @ev: the event, NULL for an unknown handle.
+ * @s: the request, checked with asc_check_event_signal().
+ * @wake: out: something changed; the shell wakes waiters and engines.
+ *
+ * Return: 0, -ENOENT for an unknown event, -EINVAL for one that is not an
+ * %ACCEL_EVENT_USER event.
+ */
+int asc_event_signal_user(struct asc_event *ev,
+			  const struct accel_event_signal *s, bool *wake)
+{
+	*wake = false;
+	if (!ev)
+		return -ENOENT;
+	if (!(ev->flags & ACCEL_EVENT_USER))
+		return -EINVAL;
+	*wake = asc_event_signal(ev, s->value, s->flags & ACCEL_SIGNAL_ERROR);
+	return 0;
+}
+
+/**
+ * asc_wait_entry_validate() - may a host wait name this event?
+ * @ev: the event, NULL for an unknown handle.
+ * @e: the wait entry, checked with asc_check_wait_entry().
+ *
+ * Return: 0, -ENOENT for an unknown event, -EINVAL for a value given for
+ * an event that is not a user event.
+ */
+int asc_wait_entry_validate(const struct asc_event *ev,
+			    const struct accel_wait_entry *e)
+{
+	if (!ev)
+		return -ENOENT;
+	if (!(ev->flags & ACCEL_EVENT_USER) && e->value)
+		return -EINVAL;
 	return 0;
 }

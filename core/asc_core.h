@@ -24,6 +24,8 @@
  * @refs: points (event captures, queued stream waits, host waits in
  *	progress) that name this timeline; the shell keeps the stream's
  *	memory while this is not zero.
+ * @id: the stream's handle, as fetched items name it (kept after the
+ *	handle is destroyed: the stream still drains through an executor).
  */
 struct asc_timeline {
 	u64 submitted;
@@ -32,6 +34,7 @@ struct asc_timeline {
 	s32 error;
 	u32 refs;
 	u64 fetched;
+	u32 id;
 };
 
 /**
@@ -48,7 +51,10 @@ struct asc_point {
  * struct asc_region - the core's view of a region
  * @size: bytes a descriptor may address, from offset 0.
  * @flags: ACCEL_MEM_* flags of the region.
- * @pad: keeps @inflight aligned; unused.
+ * @kind: where its memory is, as the executor protocol reports it
+ *	(ACCEL_REGION_*).
+ * @addr: %ACCEL_REGION_HOST, %ACCEL_REGION_EXTERNAL: the registered
+ *	address of offset 0; 0 for the other kinds (resolved by handle).
  * @inflight: queued descriptors that name this region (twice if both
  *	sides of a copy).
  * @released: the handle is gone; the shell frees the region when
@@ -57,7 +63,8 @@ struct asc_point {
 struct asc_region {
 	u64 size;
 	u32 flags;
-	u32 pad;
+	u32 kind;
+	u64 addr;
 	u64 inflight;
 	bool released;
 };
@@ -91,6 +98,7 @@ struct asc_event {
  * @src: COPY: source region.
  * @event: EVENT_RECORD, HOST_WAIT, HOST_SIGNAL: the event.
  * @wait: STREAM_WAIT: the point captured at submission.
+ * @batch: the submission it came in, NULL for an entry of its own.
  */
 struct asc_entry {
 	struct asc_entry *next;
@@ -100,6 +108,22 @@ struct asc_entry {
 	struct asc_region *src;
 	struct asc_event *event;
 	struct asc_point wait;
+	struct asc_batch *batch;
+};
+
+/**
+ * struct asc_batch - the entries of one submission, in one allocation
+ * @next: free for the shell (its list of batches to free after unlocking).
+ * @count: entries in @ents.
+ * @remaining: entries not yet retired; the batch is reported in
+ *	&asc_release.batch when this reaches zero.
+ * @ents: the entries.
+ */
+struct asc_batch {
+	struct asc_batch *next;
+	u32 count;
+	u32 remaining;
+	struct asc_entry ents[];
 };
 
 /**
@@ -107,11 +131,15 @@ struct asc_entry {
  * @head: oldest entry (next to run), NULL when empty.
  * @tail: newest entry.
  * @count: entries queued.
+ * @fetch_last: with an executor attached, the last entry handed out while
+ *	it is still queued (NULL: start from @head), so that a fetch does not
+ *	walk what it handed out before.
  */
 struct asc_queue {
 	struct asc_entry *head;
 	struct asc_entry *tail;
 	u32 count;
+	struct asc_entry *fetch_last;
 };
 
 /**
@@ -122,6 +150,7 @@ struct asc_queue {
  * @nregion: number of entries in @region.
  * @event: dead events whose @refs reached zero.
  * @nevent: number of entries in @event.
+ * @batch: a batch whose last entry retired, else NULL.
  *
  * The shell frees these (or checks its own conditions) after the call.
  */
@@ -132,6 +161,7 @@ struct asc_release {
 	unsigned int nregion;
 	struct asc_event *event[1];
 	unsigned int nevent;
+	struct asc_batch *batch;
 };
 
 /**
@@ -160,19 +190,46 @@ int asc_check_event_signal(const struct accel_event_signal *s);
 int asc_check_wait(const struct accel_wait *w, u32 max_wait);
 int asc_check_wait_entry(const struct accel_wait_entry *e);
 int asc_check_desc(const struct accel_desc *d);
+int asc_check_stream_query(const struct accel_stream_query *q);
+int asc_check_event_query(const struct accel_event_query *q);
+int asc_check_event_record(const struct accel_event_record *r,
+			   struct accel_desc *d);
+int asc_check_exec_attach(const struct accel_exec_attach *a);
+int asc_check_exec_fetch(const struct accel_exec_fetch *f, u32 max_items);
+int asc_check_exec_complete(const struct accel_exec_complete *c,
+			    u32 max_entries);
 s32 asc_clamp_priority(s32 prio);
+
+/* Answers the shells copy out. */
+#define ASC_CAPS	(ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC | \
+			 ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
+			 ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE | \
+			 ACCEL_CAP_EXECUTOR)
+void asc_info_fill(struct accel_info *info, u64 caps, u64 max_pinned_bytes,
+		   u64 max_device_bytes, u32 page_size);
+void asc_stream_query_fill(struct accel_stream_query *q, u32 handle,
+			   const struct asc_timeline *tl,
+			   const struct asc_queue *queue, u32 flags, s32 prio);
+void asc_event_query_fill(struct accel_event_query *q, u32 handle,
+			  const struct asc_event *ev, u32 stream);
 
 bool asc_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen);
 
-/* Descriptor validation against resolved objects. */
+/* Descriptor validation against resolved objects, and submission. */
 int asc_validate_desc(const struct accel_desc *d, const struct asc_region *dst,
 		      const struct asc_region *src, const struct asc_event *ev);
+bool asc_entry_external(const struct asc_entry *e);
+void asc_batch_init(struct asc_batch *b, const struct accel_desc *descs,
+		    u32 count);
+int asc_submit_admit(const struct asc_timeline *tl, const struct asc_queue *q,
+		     const struct asc_batch *b, bool executor);
 
 /* Timelines and points. */
 int asc_point_state(const struct asc_point *p);
 void asc_point_get(struct asc_point *p);
 void asc_point_put(struct asc_point *p, struct asc_release *rel);
 int asc_timeline_check_sync(const struct asc_timeline *tl, u64 seq);
+int asc_sync_target(const struct asc_timeline *tl, u64 seq, u64 *target);
 
 /* Queues. */
 void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
@@ -180,16 +237,43 @@ void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
 struct asc_entry *asc_queue_peek(const struct asc_queue *q);
 int asc_entry_ready(const struct asc_entry *e);
 int asc_entry_fetchable(const struct asc_entry *e);
-struct asc_timeline *asc_exec_item_init(const struct asc_entry *e,
-					struct accel_exec_item *it);
 int asc_exec_check_done(const struct asc_timeline *tl,
 			const struct accel_exec_done *d);
-int asc_exec_done_status(const struct asc_timeline *tl, struct asc_entry *e,
-			 const struct accel_exec_done *d);
-bool asc_exec_cancel_rest(const struct asc_timeline *tl);
 void asc_entry_execute(struct asc_entry *e);
 struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
 				  int status, u64 now_ns, struct asc_release *rel);
+
+/* The executor protocol. */
+void asc_exec_item_fill(const struct asc_timeline *tl,
+			const struct asc_entry *e, struct accel_exec_item *it);
+bool asc_fetch_stream(struct asc_timeline *tl, struct asc_queue *q,
+		      struct accel_exec_item *items, u32 max, u32 *count);
+void asc_exec_attach_stream(struct asc_timeline *tl, struct asc_queue *q);
+bool asc_exec_detach_next(const struct asc_timeline *tl,
+			  const struct asc_queue *q);
+bool asc_exec_done_next(const struct asc_timeline *tl, struct asc_queue *q,
+			const struct accel_exec_done *d, int *status);
+
+/**
+ * enum asc_step - what a soft engine does next with a stream
+ * @ASC_STEP_IDLE: nothing: the queue is empty, or an executor runs it.
+ * @ASC_STEP_BLOCKED: the head waits for a point or a user event; whatever
+ *	unblocks it wakes the engine.
+ * @ASC_STEP_COPY: the head is a COPY the shell performs (context lock
+ *	dropped), then retires with 0.
+ * @ASC_STEP_RETIRE: retire the head now with the status given.
+ */
+enum asc_step {
+	ASC_STEP_IDLE,
+	ASC_STEP_BLOCKED,
+	ASC_STEP_COPY,
+	ASC_STEP_RETIRE,
+};
+
+int asc_engine_next(const struct asc_timeline *tl, struct asc_queue *q,
+		    bool closing, bool executor, int *status);
+bool asc_engine_runnable(const struct asc_timeline *tl,
+			 const struct asc_queue *q, bool closing, bool executor);
 
 /* Events. */
 void asc_event_init(struct asc_event *ev, u32 flags);
@@ -202,12 +286,36 @@ bool asc_event_put(struct asc_event *ev);
 
 /* Regions. */
 int asc_region_release(struct asc_region *r, u32 flags);
+bool asc_region_conflicts(const struct asc_region *r, u32 kind, u64 addr,
+			  u64 size);
 
-/* Host waits. */
+/* User events and host waits. */
+int asc_event_signal_user(struct asc_event *ev,
+			  const struct accel_event_signal *s, bool *wake);
+int asc_wait_entry_validate(const struct asc_event *ev,
+			    const struct accel_wait_entry *e);
 void asc_wait_item_init(struct asc_wait_item *it, struct asc_event *ev, u64 value);
 void asc_wait_item_fini(struct asc_wait_item *it, struct asc_release *rel);
 int asc_wait_check(const struct asc_wait_item *items, u32 n, bool all,
 		   u32 *first);
+
+/*
+ * enum asc_ioctl - the index of a command in a shell's handler table
+ * (ASC_IOC_<command>), and ASC_NR_IOCTLS, the number of commands.
+ *
+ * The commands come from asc_ioctls.h, the one list of them: each shell
+ * builds its handler table from it and dispatches through
+ * asc_ioctl_index(), so that a new command is added there and nowhere else.
+ */
+enum asc_ioctl {
+#define ASC_IOCTL(cmd, name) \
+	ASC_IOC_##cmd,
+#include "asc_ioctls.h"
+#undef ASC_IOCTL
+	ASC_NR_IOCTLS
+};
+
+int asc_ioctl_index(unsigned int cmd);
 
 /* Limits shared by both shells. */
 #define ASC_MAX_STREAMS		1024

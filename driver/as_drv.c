@@ -104,7 +104,7 @@ void as_freelist_init(struct as_freelist *fl)
 	INIT_LIST_HEAD(&fl->streams);
 	INIT_LIST_HEAD(&fl->regions);
 	INIT_LIST_HEAD(&fl->events);
-	INIT_LIST_HEAD(&fl->batches);
+	fl->batches = NULL;
 }
 
 /**
@@ -116,7 +116,7 @@ void as_freelist_init(struct as_freelist *fl)
 bool as_freelist_empty(const struct as_freelist *fl)
 {
 	return list_empty(&fl->streams) && list_empty(&fl->regions) &&
-	       list_empty(&fl->events) && list_empty(&fl->batches);
+	       list_empty(&fl->events) && !fl->batches;
 }
 
 /**
@@ -155,9 +155,14 @@ void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		list_del(&ev->node);
 		list_add(&ev->free_node, &fl->events);
 	}
+	if (rel->batch) {
+		rel->batch->next = fl->batches;
+		fl->batches = rel->batch;
+	}
 	rel->ntl = 0;
 	rel->nregion = 0;
 	rel->nevent = 0;
+	rel->batch = NULL;
 }
 
 /**
@@ -172,10 +177,12 @@ void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
 	struct as_stream *s, *stmp;
 	struct as_mem *m, *mtmp;
 	struct as_event_obj *ev, *etmp;
-	struct as_batch *b, *btmp;
+	struct asc_batch *b;
 
 	/* A context may hold tens of thousands of objects: yield as we go. */
-	list_for_each_entry_safe(b, btmp, &fl->batches, free_node) {
+	while (fl->batches) {
+		b = fl->batches;
+		fl->batches = b->next;
 		kvfree(b);
 		cond_resched();
 	}
@@ -248,23 +255,8 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (asc_check_info(&info))
 		return -EINVAL;
 
-	memset(&info, 0, sizeof(info));
-	info.abi_version = ACCEL_ABI_VERSION;
-	info.caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
-		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
-		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL |
-		    ACCEL_CAP_DEFERRED_RELEASE | ACCEL_CAP_EXECUTOR;
-	info.max_streams = ASC_MAX_STREAMS;
-	info.max_events = ASC_MAX_EVENTS;
-	info.max_regions = ASC_MAX_REGIONS;
-	info.max_submit = ASC_MAX_SUBMIT;
-	info.queue_depth = ASC_QUEUE_DEPTH;
-	info.max_wait = ASC_MAX_WAIT;
-	info.greatest_priority = ASC_GREATEST_PRIORITY;
-	info.least_priority = ASC_LEAST_PRIORITY;
-	info.max_pinned_bytes = ctx->max_pinned_bytes;
-	info.max_device_bytes = ctx->max_device_bytes;
-	info.page_size = PAGE_SIZE;
+	asc_info_fill(&info, ASC_CAPS | ACCEL_CAP_POLL, ctx->max_pinned_bytes,
+		      ctx->max_device_bytes, PAGE_SIZE);
 
 	if (copy_to_user(arg, &info, sizeof(info)))
 		return -EFAULT;
@@ -379,58 +371,27 @@ static int as_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+typedef int (*as_ioctl_fn)(struct as_ctx *ctx, void __user *arg);
+
+/* The handler of every command, from the core's one list of them. */
+#define ASC_IOCTL(cmd, name) \
+	[ASC_IOC_##cmd] = as_##name##_ioctl,
+static const as_ioctl_fn as_ioctls[ASC_NR_IOCTLS] = {
+#include "asc_ioctls.h"
+#undef ASC_IOCTL
+};
+
 static long as_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct as_ctx *ctx = file->private_data;
-	void __user *uarg = (void __user *)arg;
+	int nr;
 
 	if (current->mm != ctx->mm)
 		return -EACCES;
-
-	switch (cmd) {
-	case ACCEL_IOC_GET_INFO:
-		return as_get_info_ioctl(ctx, uarg);
-	case ACCEL_IOC_MEM_REGISTER:
-		return as_mem_register_ioctl(ctx, uarg);
-	case ACCEL_IOC_MEM_ALLOC:
-		return as_mem_alloc_ioctl(ctx, uarg);
-	case ACCEL_IOC_MEM_RELEASE:
-		return as_mem_release_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_CREATE:
-		return as_stream_create_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_DESTROY:
-		return as_stream_destroy_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_QUERY:
-		return as_stream_query_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_SYNC:
-		return as_stream_sync_ioctl(ctx, uarg);
-	case ACCEL_IOC_SUBMIT:
-		return as_submit_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_CREATE:
-		return as_event_create_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_DESTROY:
-		return as_event_destroy_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_RECORD:
-		return as_event_record_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_QUERY:
-		return as_event_query_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_ELAPSED:
-		return as_event_elapsed_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_SIGNAL:
-		return as_event_signal_ioctl(ctx, uarg);
-	case ACCEL_IOC_WAIT:
-		return as_wait_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_ATTACH:
-		return as_exec_attach_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_DETACH:
-		return as_exec_detach_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_FETCH:
-		return as_exec_fetch_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_COMPLETE:
-		return as_exec_complete_ioctl(ctx, uarg);
-	default:
-		return -ENOTTY;
-	}
+	nr = asc_ioctl_index(cmd);
+	if (nr < 0)
+		return nr;
+	return as_ioctls[nr](ctx, (void __user *)arg);
 }
 
 static int as_completions_ready(struct as_ctx *ctx, void *arg)

@@ -132,10 +132,9 @@ enum as_mem_kind {
 /**
  * struct as_mem - a region
  * @obj: handle head.
- * @core: the core's view (size, flags, in-flight count, released).
+ * @core: the core's view (size, flags, kind, registered address, in-flight
+ *	count, released); @core.kind is an &enum as_mem_kind.
  * @ctx: the owning context.
- * @kind: an &enum as_mem_kind.
- * @addr: AS_MEM_USER, AS_MEM_EXTERNAL: the registered address.
  * @first_off: byte offset of region offset 0 in the first of @pages.
  * @pages: the pages backing the region.
  * @npages: number of @pages.
@@ -148,8 +147,6 @@ struct as_mem {
 	struct as_obj obj;
 	struct asc_region core;
 	struct as_ctx *ctx;
-	enum as_mem_kind kind;
-	u64 addr;
 	unsigned long first_off;
 	struct page **pages;
 	unsigned long npages;
@@ -168,9 +165,6 @@ struct as_mem {
  * @work: the soft engine's work item for this stream.
  * @work_active: @work is queued or running; set and cleared under
  *	@ctx->lock. While set the worker owns the stream's freeing.
- * @fetch_last: with an executor attached, the last entry handed out while
- *	it is queued (NULL: start from the head), so that a fetch does not
- *	walk what it handed out before.
  * @destroyed: the handle is gone; freed once drained and unreferenced.
  * @flags: creation flags.
  * @priority: effective priority.
@@ -184,7 +178,6 @@ struct as_stream {
 	struct as_ctx *ctx;
 	struct work_struct work;
 	bool work_active;
-	struct asc_entry *fetch_last;
 	bool destroyed;
 	u32 flags;
 	s32 priority;
@@ -207,32 +200,17 @@ struct as_event_obj {
 };
 
 /**
- * struct as_batch - the entries of one submission, one allocation
- * @remaining: entries not yet retired; freed at zero.
- * @free_node: on a local list of batches to free after unlocking.
- * @ents: the entries.
- */
-struct as_batch {
-	u32 remaining;
-	struct list_head free_node;
-	struct as_qent {
-		struct asc_entry core;
-		struct as_batch *batch;
-	} ents[];
-};
-
-/**
  * struct as_freelist - objects to free once the context lock is dropped
  * @streams: &struct as_stream via @free_node.
  * @regions: &struct as_mem via @free_node.
  * @events: &struct as_event_obj via @free_node.
- * @batches: &struct as_batch via @free_node, freed with kvfree().
+ * @batches: &struct asc_batch via its @next, freed with kvfree().
  */
 struct as_freelist {
 	struct list_head streams;
 	struct list_head regions;
 	struct list_head events;
-	struct list_head batches;
+	struct asc_batch *batches;
 };
 
 static inline struct as_stream *to_as_stream(struct asc_timeline *tl)

@@ -23,15 +23,10 @@
  */
 void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 {
-	struct asc_entry *head = asc_queue_peek(&s->q);
-
 	lockdep_assert_held(&ctx->lock);
-	if (s->work_active || !head)
-		return;
-	if (ctx->executor && !ctx->closing)
-		return;
 	/* A blocked head is kicked again by whatever unblocks it. */
-	if (!ctx->closing && !s->tl.error && !asc_entry_ready(head))
+	if (s->work_active ||
+	    !asc_engine_runnable(&s->tl, &s->q, ctx->closing, ctx->executor))
 		return;
 	s->work_active = true;
 	queue_work(s->priority < ASC_LEAST_PRIORITY ? as_wq_hi : as_wq,
@@ -111,35 +106,18 @@ void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 {
 	struct asc_release rel = {};
 	bool was_failed = s->tl.error;
-	struct asc_entry *e;
-	struct as_qent *qe;
 
 	lockdep_assert_held(&ctx->lock);
-	e = asc_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
-	if (s->fetch_last == e)
-		s->fetch_last = NULL;
-	if (s->tl.fetched < s->tl.completed)
-		s->tl.fetched = s->tl.completed;
+	asc_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
 	if (!was_failed && s->tl.error)
 		ctx->failed_streams++;
 	ctx->queued--;
 	ctx->completions++;
 	as_collect_locked(ctx, &rel, fl);
-
-	qe = container_of(e, struct as_qent, core);
-	if (--qe->batch->remaining == 0)
-		list_add(&qe->batch->free_node, &fl->batches);
 	atomic64_inc(&as_retired_total);
 
 	as_ctx_kick_all_locked(ctx);
 	wake_up_all(&ctx->wq);
-}
-
-static bool as_entry_external(const struct asc_entry *e)
-{
-	return e->desc.op == ACCEL_OP_COPY &&
-	       (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
-		to_as_mem(e->src)->kind == AS_MEM_EXTERNAL);
 }
 
 /**
@@ -164,34 +142,17 @@ void as_engine_work(struct work_struct *work)
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	for (;;) {
-		struct asc_entry *e = asc_queue_peek(&s->q);
-		int status = 0;
+		int status, step;
 
-		if (!e)
+		step = asc_engine_next(&s->tl, &s->q, ctx->closing,
+				       ctx->executor, &status);
+		if (step == ASC_STEP_IDLE || step == ASC_STEP_BLOCKED)
 			break;
-		if (ctx->executor && !ctx->closing && !s->tl.error)
-			break;
-		if (ctx->closing || s->tl.error) {
-			status = -ECANCELED;
-		} else {
-			int ready = asc_entry_ready(e);
-
-			if (!ready)
-				break;
-			if (ready < 0) {
-				status = ready;
-			} else if (as_entry_external(e)) {
-				/* Only an executor can reach its memory. */
-				status = -ENXIO;
-			} else if (e->desc.op == ACCEL_OP_COPY) {
-				spin_unlock(&ctx->lock);
-				as_engine_copy(e);
-				spin_lock(&ctx->lock);
-			} else {
-				asc_entry_execute(e);
-			}
+		if (step == ASC_STEP_COPY) {
+			spin_unlock(&ctx->lock);
+			as_engine_copy(asc_queue_peek(&s->q));
+			spin_lock(&ctx->lock);
 		}
-
 		as_retire_locked(ctx, s, status, &fl);
 		if (!as_freelist_empty(&fl)) {
 			/* Unpinning and freeing may sleep: drop the lock. */

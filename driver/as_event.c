@@ -119,9 +119,7 @@ int as_event_record_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	d.op = ACCEL_OP_EVENT_RECORD;
-	d.event = req.event;
-	ret = asc_check_desc(&d);
+	ret = asc_check_event_record(&req, &d);
 	if (ret)
 		return ret;
 	ret = as_submit(ctx, req.stream, &d, 1, &req.seq);
@@ -143,33 +141,25 @@ int as_event_query_ioctl(struct as_ctx *ctx, void __user *arg)
 	struct accel_event_query req;
 	struct as_event_obj *ev;
 	struct as_stream *s;
-	u32 handle;
-	int error;
+	u32 handle, stream = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.pad)
+	if (asc_check_event_query(&req))
 		return -EINVAL;
 	handle = req.handle;
 
-	memset(&req, 0, sizeof(req));
 	spin_lock(&ctx->lock);
 	ev = as_event_lookup_locked(ctx, handle);
 	if (!ev) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	req.handle = handle;
-	req.state = asc_event_state(&ev->core, &error);
-	req.error = error;
-	req.flags = ev->core.flags;
-	req.seq = ev->core.point.seq;
-	req.value = ev->core.value;
-	req.timestamp_ns = ev->core.timestamp_ns;
 	if (ev->core.point.tl) {
 		s = to_as_stream(ev->core.point.tl);
-		req.stream = s->destroyed ? 0 : s->obj.handle;
+		stream = s->destroyed ? 0 : s->obj.handle;
 	}
+	asc_event_query_fill(&req, handle, &ev->core, stream);
 	spin_unlock(&ctx->lock);
 
 	if (copy_to_user(arg, &req, sizeof(req)))
@@ -224,6 +214,7 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 {
 	struct accel_event_signal req;
 	struct as_event_obj *ev;
+	bool wake;
 	int ret;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
@@ -234,12 +225,8 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	spin_lock(&ctx->lock);
 	ev = as_event_lookup_locked(ctx, req.handle);
-	if (!ev) {
-		ret = -ENOENT;
-	} else if (!(ev->core.flags & ACCEL_EVENT_USER)) {
-		ret = -EINVAL;
-	} else if (asc_event_signal(&ev->core, req.value,
-				   req.flags & ACCEL_SIGNAL_ERROR)) {
+	ret = asc_event_signal_user(ev ? &ev->core : NULL, &req, &wake);
+	if (wake) {
 		as_ctx_kick_all_locked(ctx);
 		wake_up_all(&ctx->wq);
 	}
@@ -310,14 +297,9 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 		struct as_event_obj *ev = as_event_lookup_locked(ctx,
 							ents[i].event);
 
-		if (!ev) {
-			ret = -ENOENT;
+		ret = asc_wait_entry_validate(ev ? &ev->core : NULL, &ents[i]);
+		if (ret)
 			break;
-		}
-		if (!(ev->core.flags & ACCEL_EVENT_USER) && ents[i].value) {
-			ret = -EINVAL;
-			break;
-		}
 		asc_wait_item_init(&a.items[i], &ev->core, ents[i].value);
 		taken++;
 	}

@@ -64,6 +64,7 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (ret)
 		goto err_unlist;
 
+	s->tl.id = s->obj.handle;
 	req.handle = s->obj.handle;
 	req.priority = s->priority;
 	if (copy_to_user(arg, &req, sizeof(req)))
@@ -136,24 +137,18 @@ int as_stream_query_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.pad)
+	if (asc_check_stream_query(&req))
 		return -EINVAL;
 	handle = req.handle;
 
-	memset(&req, 0, sizeof(req));
 	spin_lock(&ctx->lock);
 	s = as_stream_lookup_locked(ctx, handle);
 	if (!s) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	req.handle = handle;
-	req.submitted = s->tl.submitted;
-	req.completed = s->tl.completed;
-	req.error = s->tl.error;
-	req.flags = s->flags;
-	req.priority = s->priority;
-	req.queued = s->q.count;
+	asc_stream_query_fill(&req, handle, &s->tl, &s->q, s->flags,
+			      s->priority);
 	spin_unlock(&ctx->lock);
 
 	if (copy_to_user(arg, &req, sizeof(req)))
@@ -200,11 +195,10 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	if (req.seq > a.s->tl.submitted) {
+	if (asc_sync_target(&a.s->tl, req.seq, &a.seq)) {
 		spin_unlock(&ctx->lock);
 		return -EINVAL;
 	}
-	a.seq = req.seq ? req.seq : a.s->tl.submitted;
 	/* Keep the timeline while sleeping, even if the stream is destroyed. */
 	a.s->tl.refs++;
 	spin_unlock(&ctx->lock);
@@ -222,35 +216,19 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 	return ret;
 }
 
-/* Resolve the handles of one descriptor into @e and validate it. */
-static int as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e)
+/*
+ * Look up the handles of one descriptor (handle 0 finds nothing: the
+ * fields an op does not use are zero); the core judges what was found.
+ */
+static void as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e)
 {
-	const struct accel_desc *d = &e->desc;
-	struct as_event_obj *ev = NULL;
-	struct as_mem *dst = NULL, *src = NULL;
+	struct as_mem *dst = as_region_lookup_locked(ctx, e->desc.dst);
+	struct as_mem *src = as_region_lookup_locked(ctx, e->desc.src);
+	struct as_event_obj *ev = as_event_lookup_locked(ctx, e->desc.event);
 
-	switch (d->op) {
-	case ACCEL_OP_COPY:
-		dst = as_region_lookup_locked(ctx, d->dst);
-		src = as_region_lookup_locked(ctx, d->src);
-		if (!dst || !src)
-			return -ENOENT;
-		break;
-	case ACCEL_OP_EVENT_RECORD:
-	case ACCEL_OP_STREAM_WAIT:
-	case ACCEL_OP_HOST_WAIT:
-	case ACCEL_OP_HOST_SIGNAL:
-		ev = as_event_lookup_locked(ctx, d->event);
-		if (!ev)
-			return -ENOENT;
-		break;
-	default:
-		break;
-	}
 	e->dst = dst ? &dst->core : NULL;
 	e->src = src ? &src->core : NULL;
 	e->event = ev ? &ev->core : NULL;
-	return asc_validate_desc(d, e->dst, e->src, e->event);
 }
 
 /**
@@ -271,7 +249,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 {
 	struct asc_release rel = {};
 	struct as_freelist fl;
-	struct as_batch *b;
+	struct asc_batch *b;
 	struct as_stream *s;
 	u32 i;
 	int ret;
@@ -279,46 +257,19 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	b = kvmalloc(struct_size(b, ents, count), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return -ENOMEM;
-	b->remaining = count;
-	for (i = 0; i < count; i++) {
-		b->ents[i].core.desc = descs[i];
-		b->ents[i].batch = b;
-	}
+	asc_batch_init(b, descs, count);
 
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	s = as_stream_lookup_locked(ctx, stream);
-	if (!s) {
-		ret = -ENOENT;
+	for (i = 0; i < count; i++)
+		as_resolve_locked(ctx, &b->ents[i]);
+	ret = asc_submit_admit(s ? &s->tl : NULL, s ? &s->q : NULL, b,
+			       ctx->executor);
+	if (ret)
 		goto err_unlock;
-	}
-	if (s->tl.error) {
-		ret = -EIO;
-		goto err_unlock;
-	}
-	if (s->q.count + count > ASC_QUEUE_DEPTH) {
-		ret = -EAGAIN;
-		goto err_unlock;
-	}
 	for (i = 0; i < count; i++) {
-		ret = as_resolve_locked(ctx, &b->ents[i].core);
-		if (ret)
-			goto err_unlock;
-	}
-	if (!ctx->executor) {
-		for (i = 0; i < count; i++) {
-			struct asc_entry *e = &b->ents[i].core;
-
-			if (e->desc.op == ACCEL_OP_COPY &&
-			    (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
-			     to_as_mem(e->src)->kind == AS_MEM_EXTERNAL)) {
-				ret = -ENXIO;
-				goto err_unlock;
-			}
-		}
-	}
-	for (i = 0; i < count; i++) {
-		asc_enqueue(&s->tl, &s->q, &b->ents[i].core, &rel);
+		asc_enqueue(&s->tl, &s->q, &b->ents[i], &rel);
 		as_collect_locked(ctx, &rel, &fl);
 	}
 	ctx->queued += count;

@@ -38,11 +38,12 @@
 #define IP_DEVICE_MB		1024
 #define IP_MMAP_SHIFT		12
 
+/* Where a region's memory is: core.kind, the executor protocol's values. */
 enum ip_region_kind {
-	IP_REGION_USER,		/* a registered user range */
-	IP_REGION_HOST,		/* ACCEL_MEM_HOST, a memfd the user maps */
-	IP_REGION_DEVICE,	/* ACCEL_MEM_DEVICE, anonymous memory */
-	IP_REGION_EXTERNAL,	/* ACCEL_MEM_EXTERNAL: an executor's range */
+	IP_REGION_USER = ACCEL_REGION_HOST,	/* a registered user range */
+	IP_REGION_HOST = ACCEL_REGION_HOST_ALLOC, /* a memfd the user maps */
+	IP_REGION_DEVICE = ACCEL_REGION_DEVICE,	/* anonymous memory */
+	IP_REGION_EXTERNAL = ACCEL_REGION_EXTERNAL, /* an executor's range */
 };
 
 struct ip_node {
@@ -53,10 +54,8 @@ struct ip_region {
 	struct asc_region core;
 	struct ip_node node;
 	u32 handle;
-	enum ip_region_kind kind;
 	/* Where the engine reads and writes: the user range or our view. */
 	unsigned char *base;
-	u64 addr;		/* USER, EXTERNAL: the registered address */
 	size_t map_len;		/* HOST, DEVICE: length of our mapping */
 	int memfd;		/* HOST: backing file, mapped by the user */
 	bool locked;
@@ -76,14 +75,6 @@ struct ip_stream {
 	bool exited;		/* worker returned */
 	bool reap;		/* on the reap list: join and free */
 	bool copying;		/* the worker is in a memcpy, lock dropped */
-	/*
-	 * The entry last handed to the executor (seq fcur_seq): the next
-	 * fetch starts after it instead of walking every in-flight entry.
-	 * Valid while tl.fetched == fcur_seq > tl.completed (entries leave
-	 * the queue only by retiring at its head).
-	 */
-	struct asc_entry *fcur;
-	u64 fcur_seq;
 };
 
 struct ip_event {
@@ -222,22 +213,22 @@ static void region_free_locked(struct ip_ctx *c, struct ip_region *r)
 {
 	long ps = c->page_size;
 
-	switch (r->kind) {
+	switch (r->core.kind) {
 	case IP_REGION_USER: {
-		u64 start = r->addr & ~(u64)(ps - 1);
-		u64 end = (r->addr + r->core.size + ps - 1) & ~(u64)(ps - 1);
+		u64 start = r->core.addr & ~(u64)(ps - 1);
+		u64 end = (r->core.addr + r->core.size + ps - 1) & ~(u64)(ps - 1);
 		struct ip_node *n;
 
 		/* Pages shared with another registered range stay locked. */
 		for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
 			struct ip_region *o = container_of(n, struct ip_region, node);
 
-			if (o == r || o->kind != IP_REGION_USER || !o->locked)
+			if (o == r || o->core.kind != IP_REGION_USER || !o->locked)
 				continue;
-			if (asc_ranges_overlap(start, ps, o->addr, o->core.size))
+			if (asc_ranges_overlap(start, ps, o->core.addr, o->core.size))
 				start += ps;
 			if (end > start &&
-			    asc_ranges_overlap(end - ps, ps, o->addr, o->core.size))
+			    asc_ranges_overlap(end - ps, ps, o->core.addr, o->core.size))
 				end -= ps;
 		}
 		if (r->locked && end > start)
@@ -301,6 +292,7 @@ static void process_release(struct ip_ctx *c, struct asc_release *rel)
 		node_del(&ev->node);
 		free(ev);
 	}
+	free(rel->batch);
 	memset(rel, 0, sizeof(*rel));
 }
 
@@ -312,12 +304,8 @@ static void retire_locked(struct ip_stream *s, int status)
 {
 	struct ip_ctx *c = s->ctx;
 	struct asc_release rel = { 0 };
-	struct asc_entry *e;
 
-	e = asc_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
-	if (s->tl.fetched < s->tl.completed)
-		s->tl.fetched = s->tl.completed;
-	free(e);
+	asc_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
 	process_release(c, &rel);
 	if (s->dead && !s->q.count)
 		pthread_cond_broadcast(&c->exec_cond);
@@ -325,77 +313,43 @@ static void retire_locked(struct ip_stream *s, int status)
 		pthread_cond_broadcast(&c->cond);
 }
 
-static bool entry_external(const struct asc_entry *e)
-{
-	return e->desc.op == ACCEL_OP_COPY &&
-	       (container_of(e->dst, struct ip_region, core)->kind ==
-		IP_REGION_EXTERNAL ||
-		container_of(e->src, struct ip_region, core)->kind ==
-		IP_REGION_EXTERNAL);
-}
-
 static void *stream_worker(void *arg)
 {
 	struct ip_stream *s = arg;
 	struct ip_ctx *c = s->ctx;
-	struct asc_entry *e;
-	int ready;
+	int status, step;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		e = asc_queue_peek(&s->q);
-		if (!e) {
-			if (s->dead || c->closing)
+		step = asc_engine_next(&s->tl, &s->q, c->closing, c->executor,
+				       &status);
+		if (step == ASC_STEP_IDLE) {
+			if (!s->q.count && (s->dead || c->closing))
 				break;
+			/* The executor fetches and completes; we only wait. */
 			pthread_cond_wait(c->executor ? &c->exec_cond : &c->cond,
 					  &c->lock);
 			continue;
 		}
-		if (c->closing) {
-			retire_locked(s, -ECANCELED);
-			continue;
-		}
-		/* The executor fetches and completes; we only wait. */
-		if (c->executor) {
-			pthread_cond_wait(&c->exec_cond, &c->lock);
-			continue;
-		}
-		/* Behind a failure, descriptors retire without running. */
-		if (s->tl.error) {
-			retire_locked(s, s->tl.error);
-			continue;
-		}
-		ready = asc_entry_ready(e);
-		if (ready == 0) {
+		if (step == ASC_STEP_BLOCKED) {
 			pthread_cond_wait(&c->cond, &c->lock);
 			continue;
 		}
-		if (ready < 0) {
-			retire_locked(s, ready);
-			continue;
-		}
-		if (entry_external(e)) {
-			/* Only an executor can reach its memory. */
-			retire_locked(s, -ENXIO);
-			continue;
-		}
-		if (e->desc.op == ACCEL_OP_COPY && e->desc.length) {
+		if (step == ASC_STEP_COPY) {
+			struct asc_entry *e = asc_queue_peek(&s->q);
 			struct ip_region *dst = container_of(e->dst,
 							     struct ip_region, core);
 			struct ip_region *src = container_of(e->src,
 							     struct ip_region, core);
-			unsigned char *d = dst->base + e->desc.dst_offset;
-			const unsigned char *from = src->base + e->desc.src_offset;
 
 			s->copying = true;
 			pthread_mutex_unlock(&c->lock);
-			memmove(d, from, e->desc.length);
+			memmove(dst->base + e->desc.dst_offset,
+				src->base + e->desc.src_offset, e->desc.length);
 			pthread_mutex_lock(&c->lock);
 			s->copying = false;
-		} else {
-			asc_entry_execute(e);
 		}
-		retire_locked(s, 0);
+		retire_locked(s, status);
 	}
 	s->exited = true;
 	stream_maybe_free_locked(s);
@@ -408,29 +362,15 @@ static void *stream_worker(void *arg)
 /* Device-level and memory commands                                    */
 /* ------------------------------------------------------------------ */
 
-static int ip_get_info(struct ip_ctx *c, struct accel_info *info)
+static int ip_get_info(struct ip_ctx *c, void *arg)
 {
+	struct accel_info *info = arg;
 	int ret = asc_check_info(info);
 
 	if (ret)
 		return ret;
-	memset(info, 0, sizeof(*info));
-	info->abi_version = ACCEL_ABI_VERSION;
-	info->caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
-		     ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
-		     ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE |
-		     ACCEL_CAP_EXECUTOR;
-	info->max_streams = ASC_MAX_STREAMS;
-	info->max_events = ASC_MAX_EVENTS;
-	info->max_regions = ASC_MAX_REGIONS;
-	info->max_submit = ASC_MAX_SUBMIT;
-	info->queue_depth = ASC_QUEUE_DEPTH;
-	info->max_wait = ASC_MAX_WAIT;
-	info->greatest_priority = ASC_GREATEST_PRIORITY;
-	info->least_priority = ASC_LEAST_PRIORITY;
-	info->max_pinned_bytes = c->max_pinned_bytes;
-	info->max_device_bytes = c->max_device_bytes;
-	info->page_size = (u32)c->page_size;
+	asc_info_fill(info, ASC_CAPS, c->max_pinned_bytes, c->max_device_bytes,
+		      (u32)c->page_size);
 	return 0;
 }
 
@@ -446,8 +386,8 @@ static int ip_mem_register_external(struct ip_ctx *c,
 	if (!reg)
 		return -ENOMEM;
 	node_init(&reg->node);
-	reg->kind = IP_REGION_EXTERNAL;
-	reg->addr = r->addr;
+	reg->core.kind = IP_REGION_EXTERNAL;
+	reg->core.addr = r->addr;
 	reg->core.size = r->size;
 	reg->core.flags = r->flags;
 	reg->memfd = -1;
@@ -456,8 +396,8 @@ static int ip_mem_register_external(struct ip_ctx *c,
 	for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
 		struct ip_region *o = container_of(n, struct ip_region, node);
 
-		if (o->kind == IP_REGION_EXTERNAL && !o->core.released &&
-		    asc_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
+		if (asc_region_conflicts(&o->core, IP_REGION_EXTERNAL, r->addr,
+					 r->size)) {
 			ret = -EEXIST;
 			goto err_unlock;
 		}
@@ -476,8 +416,9 @@ err_unlock:
 	return ret;
 }
 
-static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
+static int ip_mem_register(struct ip_ctx *c, void *arg)
 {
+	struct accel_mem_register *r = arg;
 	long ps = c->page_size;
 	struct ip_region *reg;
 	struct ip_node *n;
@@ -498,8 +439,8 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 	if (!reg)
 		return -ENOMEM;
 	node_init(&reg->node);
-	reg->kind = IP_REGION_USER;
-	reg->addr = r->addr;
+	reg->core.kind = IP_REGION_USER;
+	reg->core.addr = r->addr;
 	reg->base = (unsigned char *)(uintptr_t)r->addr;
 	reg->core.size = r->size;
 	reg->core.flags = r->flags;
@@ -509,8 +450,8 @@ static int ip_mem_register(struct ip_ctx *c, struct accel_mem_register *r)
 	for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
 		struct ip_region *o = container_of(n, struct ip_region, node);
 
-		if (o->kind == IP_REGION_USER && !o->core.released &&
-		    asc_ranges_overlap(r->addr, r->size, o->addr, o->core.size)) {
+		if (asc_region_conflicts(&o->core, IP_REGION_USER, r->addr,
+					 r->size)) {
 			ret = -EEXIST;
 			goto err_unlock;
 		}
@@ -548,8 +489,9 @@ err_unlock:
 	return ret;
 }
 
-static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
+static int ip_mem_alloc(struct ip_ctx *c, void *arg)
 {
+	struct accel_mem_alloc *a = arg;
 	struct ip_region *reg;
 	size_t len;
 	int ret;
@@ -573,7 +515,7 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 	reg->memfd = -1;
 
 	if (a->flags & ACCEL_MEM_HOST) {
-		reg->kind = IP_REGION_HOST;
+		reg->core.kind = IP_REGION_HOST;
 		reg->memfd = memfd_create("accelstream-host", MFD_CLOEXEC);
 		if (reg->memfd < 0) {
 			ret = -ENOMEM;
@@ -595,7 +537,7 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 		}
 		reg->locked = true;
 	} else {
-		reg->kind = IP_REGION_DEVICE;
+		reg->core.kind = IP_REGION_DEVICE;
 		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				 -1, 0);
@@ -606,7 +548,7 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 	}
 
 	pthread_mutex_lock(&c->lock);
-	if (reg->kind == IP_REGION_HOST ?
+	if (reg->core.kind == IP_REGION_HOST ?
 	    len > c->max_pinned_bytes - c->pinned_bytes :
 	    len > c->max_device_bytes - c->device_bytes) {
 		ret = -ENOMEM;
@@ -616,12 +558,12 @@ static int ip_mem_alloc(struct ip_ctx *c, struct accel_mem_alloc *a)
 	if (ret)
 		goto err_unlock;
 	node_add(&c->all_regions, &reg->node);
-	if (reg->kind == IP_REGION_HOST)
+	if (reg->core.kind == IP_REGION_HOST)
 		c->pinned_bytes += len;
 	else
 		c->device_bytes += len;
 	a->handle = reg->handle;
-	a->mmap_offset = reg->kind == IP_REGION_HOST ?
+	a->mmap_offset = reg->core.kind == IP_REGION_HOST ?
 			 (u64)reg->handle << IP_MMAP_SHIFT : 0;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -638,8 +580,9 @@ err_free:
 	return ret;
 }
 
-static int ip_mem_release(struct ip_ctx *c, struct accel_mem_release *r)
+static int ip_mem_release(struct ip_ctx *c, void *arg)
 {
+	struct accel_mem_release *r = arg;
 	struct ip_region *reg;
 	int ret;
 
@@ -668,8 +611,9 @@ out:
 /* Streams and submission                                              */
 /* ------------------------------------------------------------------ */
 
-static int ip_stream_create(struct ip_ctx *c, struct accel_stream_create *sc)
+static int ip_stream_create(struct ip_ctx *c, void *arg)
 {
+	struct accel_stream_create *sc = arg;
 	struct ip_stream *s;
 	int ret;
 
@@ -695,6 +639,7 @@ static int ip_stream_create(struct ip_ctx *c, struct accel_stream_create *sc)
 		goto err_unlock;
 	}
 	node_add(&c->all_streams, &s->node);
+	s->tl.id = s->handle;
 	sc->handle = s->handle;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -705,8 +650,9 @@ err_unlock:
 	return ret;
 }
 
-static int ip_stream_destroy(struct ip_ctx *c, struct accel_handle *h)
+static int ip_stream_destroy(struct ip_ctx *c, void *arg)
 {
+	struct accel_handle *h = arg;
 	struct ip_stream *s;
 	int ret;
 
@@ -727,31 +673,29 @@ static int ip_stream_destroy(struct ip_ctx *c, struct accel_handle *h)
 	return ret;
 }
 
-static int ip_stream_query(struct ip_ctx *c, struct accel_stream_query *q)
+static int ip_stream_query(struct ip_ctx *c, void *arg)
 {
+	struct accel_stream_query *q = arg;
 	struct ip_stream *s;
-	int ret = 0;
+	int ret;
 
-	if (q->pad)
-		return -EINVAL;
+	ret = asc_check_stream_query(q);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&c->lock);
 	s = idr_find(&c->streams, q->handle);
-	if (!s) {
+	if (!s)
 		ret = -ENOENT;
-	} else {
-		q->submitted = s->tl.submitted;
-		q->completed = s->tl.completed;
-		q->error = s->tl.error;
-		q->flags = s->flags;
-		q->priority = s->priority;
-		q->queued = s->q.count;
-	}
+	else
+		asc_stream_query_fill(q, q->handle, &s->tl, &s->q, s->flags,
+				      s->priority);
 	pthread_mutex_unlock(&c->lock);
 	return ret;
 }
 
-static int ip_stream_sync(struct ip_ctx *c, struct accel_stream_sync *ss)
+static int ip_stream_sync(struct ip_ctx *c, void *arg)
 {
+	struct accel_stream_sync *ss = arg;
 	struct asc_release rel = { 0 };
 	struct ip_stream *s;
 	u64 seq;
@@ -766,12 +710,8 @@ static int ip_stream_sync(struct ip_ctx *c, struct accel_stream_sync *ss)
 		ret = -ENOENT;
 		goto out;
 	}
-	seq = ss->seq ? ss->seq : s->tl.submitted;
-	if (seq > s->tl.submitted) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!seq)
+	ret = asc_sync_target(&s->tl, ss->seq, &seq);
+	if (ret || !seq)
 		goto out;
 	/* Keep the timeline while we sleep, even if the handle dies. */
 	s->tl.refs++;
@@ -791,66 +731,37 @@ out:
 	return ret;
 }
 
-static int resolve_desc(struct ip_ctx *c, const struct accel_desc *d,
-			struct asc_entry *e)
+/*
+ * Look up the handles of one descriptor (handle 0 finds nothing: the
+ * fields an op does not use are zero); the core judges what was found.
+ */
+static void resolve_locked(struct ip_ctx *c, struct asc_entry *e)
 {
-	struct ip_region *dst = NULL, *src = NULL;
-	struct ip_event *ev = NULL;
+	struct ip_region *dst = idr_find(&c->regions, e->desc.dst);
+	struct ip_region *src = idr_find(&c->regions, e->desc.src);
+	struct ip_event *ev = idr_find(&c->events, e->desc.event);
 
-	e->desc = *d;
-	e->dst = e->src = NULL;
-	e->event = NULL;
-	switch (d->op) {
-	case ACCEL_OP_COPY:
-		dst = idr_find(&c->regions, d->dst);
-		src = idr_find(&c->regions, d->src);
-		if (!dst || !src)
-			return -ENOENT;
-		e->dst = &dst->core;
-		e->src = &src->core;
-		break;
-	case ACCEL_OP_EVENT_RECORD:
-	case ACCEL_OP_STREAM_WAIT:
-	case ACCEL_OP_HOST_WAIT:
-	case ACCEL_OP_HOST_SIGNAL:
-		ev = idr_find(&c->events, d->event);
-		if (!ev)
-			return -ENOENT;
-		e->event = &ev->core;
-		break;
-	default:
-		break;
-	}
-	return asc_validate_desc(d, e->dst, e->src, e->event);
+	e->dst = dst ? &dst->core : NULL;
+	e->src = src ? &src->core : NULL;
+	e->event = ev ? &ev->core : NULL;
 }
 
-static int submit_locked(struct ip_ctx *c, u32 stream,
-			 const struct accel_desc *descs, u32 count,
-			 struct asc_entry **entries, u64 *seq)
+static int submit_locked(struct ip_ctx *c, u32 stream, struct asc_batch *b,
+			 u64 *seq)
 {
 	struct asc_release rel = { 0 };
-	struct ip_stream *s;
+	struct ip_stream *s = idr_find(&c->streams, stream);
 	u32 i;
 	int ret;
 
-	s = idr_find(&c->streams, stream);
-	if (!s)
-		return -ENOENT;
-	if (s->tl.error)
-		return -EIO;
-	if (s->q.count + count > ASC_QUEUE_DEPTH)
-		return -EAGAIN;
-	for (i = 0; i < count; i++) {
-		ret = resolve_desc(c, &descs[i], entries[i]);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < count && !c->executor; i++) {
-		if (entry_external(entries[i]))
-			return -ENXIO;
-	}
-	for (i = 0; i < count; i++) {
-		asc_enqueue(&s->tl, &s->q, entries[i], &rel);
+	for (i = 0; i < b->count; i++)
+		resolve_locked(c, &b->ents[i]);
+	ret = asc_submit_admit(s ? &s->tl : NULL, s ? &s->q : NULL, b,
+			       c->executor);
+	if (ret)
+		return ret;
+	for (i = 0; i < b->count; i++) {
+		asc_enqueue(&s->tl, &s->q, &b->ents[i], &rel);
 		process_release(c, &rel);
 	}
 	*seq = s->tl.submitted;
@@ -858,44 +769,56 @@ static int submit_locked(struct ip_ctx *c, u32 stream,
 	return 0;
 }
 
+/* Queue @count shape-checked descriptors (in our memory) on @stream. */
 static int do_submit(struct ip_ctx *c, u32 stream,
 		     const struct accel_desc *descs, u32 count, u64 *seq)
 {
-	struct asc_entry **entries, *few[64];
-	u32 i;
-	int ret = 0;
+	struct asc_batch *b;
+	int ret;
 
-	/* Cheap checks and allocation before the lock, as an ioctl does. */
-	for (i = 0; i < count; i++) {
-		ret = asc_check_desc(&descs[i]);
-		if (ret)
-			return ret;
-	}
-	if (count <= 64) {
-		entries = few;
-		memset(few, 0, count * sizeof(*few));
-	} else {
-		entries = calloc(count, sizeof(*entries));
-	}
-	if (!entries)
+	b = malloc(sizeof(*b) + count * sizeof(b->ents[0]));
+	if (!b)
 		return -ENOMEM;
-	for (i = 0; i < count; i++) {
-		entries[i] = calloc(1, sizeof(**entries));
-		if (!entries[i]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
+	asc_batch_init(b, descs, count);
 	pthread_mutex_lock(&c->lock);
-	ret = submit_locked(c, stream, descs, count, entries, seq);
+	ret = submit_locked(c, stream, b, seq);
 	pthread_mutex_unlock(&c->lock);
-out:
-	if (ret) {
-		for (i = 0; i < count; i++)
-			free(entries[i]);
-	}
-	if (entries != few)
-		free(entries);
+	if (ret)
+		free(b);
+	return ret;
+}
+
+/*
+ * "Copy in" and "copy out" of a user array: the caller's memory may change
+ * under us afterwards. A pointer the kernel's access_ok() refuses (the
+ * first page, a range that wraps or leaves the user half) is -EFAULT, as
+ * copy_{from,to}_user makes it; an unmapped page inside the user half
+ * cannot be caught in process and faults as the caller's own access would.
+ */
+#define IP_USER_TOP	0x00007ffffffff000ULL
+
+static int user_range_ok(u64 uptr, size_t len)
+{
+	if (uptr < 4096 || uptr + len < uptr || uptr + len > IP_USER_TOP)
+		return -EFAULT;
+	return 0;
+}
+
+static int copy_from_user(void *dst, u64 uptr, size_t len)
+{
+	int ret = user_range_ok(uptr, len);
+
+	if (!ret)
+		memcpy(dst, (const void *)(uintptr_t)uptr, len);
+	return ret;
+}
+
+static int copy_to_user(u64 uptr, const void *src, size_t len)
+{
+	int ret = user_range_ok(uptr, len);
+
+	if (!ret)
+		memcpy((void *)(uintptr_t)uptr, src, len);
 	return ret;
 }
 
@@ -925,23 +848,26 @@ static void buf_put(_Atomic(void *) *slot, void *p, size_t n, size_t cache)
 
 #define IP_BUF_CACHE	256
 
-static int ip_submit(struct ip_ctx *c, struct accel_submit *s)
+static int ip_submit(struct ip_ctx *c, void *arg)
 {
+	struct accel_submit *s = arg;
 	struct accel_desc *descs;
 	u64 seq = 0;
+	u32 i;
 	int ret;
 
 	ret = asc_check_submit(s, ASC_MAX_SUBMIT);
 	if (ret)
 		return ret;
-	/* "Copy in", so that the caller's array may change under us. */
 	descs = buf_get(&c->desc_buf, s->count, sizeof(*descs),
 			IP_BUF_CACHE);
 	if (!descs)
 		return -ENOMEM;
-	memcpy(descs, (const void *)(uintptr_t)s->descs,
-	       s->count * sizeof(*descs));
-	ret = do_submit(c, s->stream, descs, s->count, &seq);
+	ret = copy_from_user(descs, s->descs, s->count * sizeof(*descs));
+	for (i = 0; !ret && i < s->count; i++)
+		ret = asc_check_desc(&descs[i]);
+	if (!ret)
+		ret = do_submit(c, s->stream, descs, s->count, &seq);
 	buf_put(&c->desc_buf, descs, s->count, IP_BUF_CACHE);
 	if (!ret)
 		s->seq = seq;
@@ -952,8 +878,9 @@ static int ip_submit(struct ip_ctx *c, struct accel_submit *s)
 /* Events and waits                                                    */
 /* ------------------------------------------------------------------ */
 
-static int ip_event_create(struct ip_ctx *c, struct accel_event_create *ec)
+static int ip_event_create(struct ip_ctx *c, void *arg)
 {
+	struct accel_event_create *ec = arg;
 	struct ip_event *ev;
 	int ret;
 
@@ -977,8 +904,9 @@ static int ip_event_create(struct ip_ctx *c, struct accel_event_create *ec)
 	return ret;
 }
 
-static int ip_event_destroy(struct ip_ctx *c, struct accel_handle *h)
+static int ip_event_destroy(struct ip_ctx *c, void *arg)
 {
+	struct accel_handle *h = arg;
 	struct asc_release rel = { 0 };
 	struct ip_event *ev;
 	int ret;
@@ -1004,54 +932,51 @@ out:
 	return ret;
 }
 
-static int ip_event_record(struct ip_ctx *c, struct accel_event_record *r)
+static int ip_event_record(struct ip_ctx *c, void *arg)
 {
-	struct accel_desc d = {
-		.op = ACCEL_OP_EVENT_RECORD,
-		.event = r->event,
-	};
-
+	struct accel_event_record *r = arg;
+	struct accel_desc d;
 	u64 seq = 0;
 	int ret;
 
-	ret = do_submit(c, r->stream, &d, 1, &seq);
+	ret = asc_check_event_record(r, &d);
+	if (!ret)
+		ret = do_submit(c, r->stream, &d, 1, &seq);
 	if (!ret)
 		r->seq = seq;
 	return ret;
 }
 
-static int ip_event_query(struct ip_ctx *c, struct accel_event_query *q)
+static int ip_event_query(struct ip_ctx *c, void *arg)
 {
+	struct accel_event_query *q = arg;
 	struct ip_event *ev;
-	int error;
+	u32 stream = 0;
+	int ret;
 
-	if (q->pad)
-		return -EINVAL;
+	ret = asc_check_event_query(q);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&c->lock);
 	ev = idr_find(&c->events, q->handle);
 	if (!ev) {
 		pthread_mutex_unlock(&c->lock);
 		return -ENOENT;
 	}
-	q->state = (u32)asc_event_state(&ev->core, &error);
-	q->error = error;
-	q->stream = 0;
 	if (ev->core.point.tl) {
 		struct ip_stream *s = container_of(ev->core.point.tl,
 						   struct ip_stream, tl);
 
-		q->stream = s->dead ? 0 : s->handle;
+		stream = s->dead ? 0 : s->handle;
 	}
-	q->flags = ev->core.flags;
-	q->seq = ev->core.point.seq;
-	q->value = ev->core.value;
-	q->timestamp_ns = ev->core.timestamp_ns;
+	asc_event_query_fill(q, q->handle, &ev->core, stream);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 
-static int ip_event_elapsed(struct ip_ctx *c, struct accel_event_elapsed *el)
+static int ip_event_elapsed(struct ip_ctx *c, void *arg)
 {
+	struct accel_event_elapsed *el = arg;
 	struct ip_event *a, *b;
 	s64 ns = 0;
 	int ret;
@@ -1070,9 +995,11 @@ static int ip_event_elapsed(struct ip_ctx *c, struct accel_event_elapsed *el)
 	return ret;
 }
 
-static int ip_event_signal(struct ip_ctx *c, struct accel_event_signal *sg)
+static int ip_event_signal(struct ip_ctx *c, void *arg)
 {
+	struct accel_event_signal *sg = arg;
 	struct ip_event *ev;
+	bool wake;
 	int ret;
 
 	ret = asc_check_event_signal(sg);
@@ -1080,20 +1007,16 @@ static int ip_event_signal(struct ip_ctx *c, struct accel_event_signal *sg)
 		return ret;
 	pthread_mutex_lock(&c->lock);
 	ev = idr_find(&c->events, sg->handle);
-	if (!ev) {
-		ret = -ENOENT;
-	} else if (!(ev->core.flags & ACCEL_EVENT_USER)) {
-		ret = -EINVAL;
-	} else if (asc_event_signal(&ev->core, sg->value,
-				   sg->flags & ACCEL_SIGNAL_ERROR)) {
+	ret = asc_event_signal_user(ev ? &ev->core : NULL, sg, &wake);
+	if (wake)
 		pthread_cond_broadcast(&c->cond);
-	}
 	pthread_mutex_unlock(&c->lock);
 	return ret;
 }
 
-static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
+static int ip_wait(struct ip_ctx *c, void *arg)
 {
+	struct accel_wait *w = arg;
 	struct accel_wait_entry *ents;
 	struct asc_wait_item *items;
 	struct asc_release rel = { 0 };
@@ -1109,32 +1032,22 @@ static int ip_wait(struct ip_ctx *c, struct accel_wait *w)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	memcpy(ents, (const void *)(uintptr_t)w->entries,
-	       w->count * sizeof(*ents));
-	for (i = 0; i < w->count; i++) {
+	ret = copy_from_user(ents, w->entries, w->count * sizeof(*ents));
+	for (i = 0; !ret && i < w->count; i++)
 		ret = asc_check_wait_entry(&ents[i]);
-		if (ret)
-			goto out_free;
-	}
+	if (ret)
+		goto out_free;
 
-	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < w->count; i++) {
-		struct ip_event *ev = idr_find(&c->events, ents[i].event);
-
-		if (!ev) {
-			ret = -ENOENT;
-			goto out_fini;
-		}
-		if (!(ev->core.flags & ACCEL_EVENT_USER) && ents[i].value) {
-			ret = -EINVAL;
-			goto out_fini;
-		}
-	}
 	/* Capture every point now: later records do not move the target. */
-	for (n = 0; n < w->count; n++)
-		asc_wait_item_init(&items[n],
-				  &((struct ip_event *)idr_find(&c->events,
-					ents[n].event))->core, ents[n].value);
+	pthread_mutex_lock(&c->lock);
+	for (n = 0; n < w->count; n++) {
+		struct ip_event *ev = idr_find(&c->events, ents[n].event);
+
+		ret = asc_wait_entry_validate(ev ? &ev->core : NULL, &ents[n]);
+		if (ret)
+			goto out_fini;
+		asc_wait_item_init(&items[n], &ev->core, ents[n].value);
+	}
 	for (;;) {
 		ret = asc_wait_check(items, n, w->flags & ACCEL_WAIT_ALL, &first);
 		if (ret != -EAGAIN)
@@ -1171,12 +1084,15 @@ static bool any_worker_copying_locked(struct ip_ctx *c)
 	return false;
 }
 
-static int ip_exec_attach(struct ip_ctx *c, struct accel_exec_attach *a)
+static int ip_exec_attach(struct ip_ctx *c, void *arg)
 {
+	struct accel_exec_attach *a = arg;
 	struct ip_node *n;
+	int ret;
 
-	if (a->flags || a->pad)
-		return -EINVAL;
+	ret = asc_check_exec_attach(a);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&c->lock);
 	if (c->executor) {
 		pthread_mutex_unlock(&c->lock);
@@ -1189,18 +1105,21 @@ static int ip_exec_attach(struct ip_ctx *c, struct accel_exec_attach *a)
 	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
 		struct ip_stream *s = container_of(n, struct ip_stream, node);
 
-		s->tl.fetched = s->tl.completed;
+		asc_exec_attach_stream(&s->tl, &s->q);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 
-static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
+static int ip_exec_detach(struct ip_ctx *c, void *arg)
 {
+	struct accel_exec_attach *a = arg;
 	struct ip_node *n;
+	int ret;
 
-	if (a->flags || a->pad)
-		return -EINVAL;
+	ret = asc_check_exec_attach(a);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&c->lock);
 	if (!c->executor) {
 		pthread_mutex_unlock(&c->lock);
@@ -1210,7 +1129,7 @@ static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
 	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
 		struct ip_stream *s = container_of(n, struct ip_stream, node);
 
-		while (s->q.count && s->tl.fetched > s->tl.completed)
+		while (asc_exec_detach_next(&s->tl, &s->q))
 			retire_locked(s, -EIO);
 	}
 	c->executor = false;
@@ -1218,35 +1137,6 @@ static int ip_exec_detach(struct ip_ctx *c, struct accel_exec_attach *a)
 	pthread_cond_broadcast(&c->exec_cond);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
-}
-
-static void exec_fill(const struct ip_stream *s, const struct asc_entry *e,
-		      struct accel_exec_item *it)
-{
-	struct asc_timeline *wait = asc_exec_item_init(e, it);
-
-	it->stream = s->handle;
-	if (wait)
-		it->wait_stream = container_of(wait, struct ip_stream, tl)->handle;
-	if (e->desc.op == ACCEL_OP_COPY) {
-		const struct ip_region *d = container_of(e->dst, struct ip_region,
-							 core);
-		const struct ip_region *r = container_of(e->src, struct ip_region,
-							 core);
-		static const u32 kinds[] = {
-			[IP_REGION_USER] = ACCEL_REGION_HOST,
-			[IP_REGION_HOST] = ACCEL_REGION_HOST_ALLOC,
-			[IP_REGION_DEVICE] = ACCEL_REGION_DEVICE,
-			[IP_REGION_EXTERNAL] = ACCEL_REGION_EXTERNAL,
-		};
-
-		it->dst_kind = kinds[d->kind];
-		it->src_kind = kinds[r->kind];
-		if (d->kind == IP_REGION_USER || d->kind == IP_REGION_EXTERNAL)
-			it->dst_addr = d->addr + e->desc.dst_offset;
-		if (r->kind == IP_REGION_USER || r->kind == IP_REGION_EXTERNAL)
-			it->src_addr = r->addr + e->desc.src_offset;
-	}
 }
 
 /*
@@ -1267,39 +1157,24 @@ static u32 fetch_locked(struct ip_ctx *c, struct accel_exec_item *items,
 		for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
 			struct ip_stream *s = container_of(n, struct ip_stream,
 							   node);
-			struct asc_entry *e;
 
-			if (s->tl.error)
-				continue;
-			e = asc_queue_peek(&s->q);
-			if (s->fcur && s->fcur_seq == s->tl.fetched &&
-			    s->tl.completed < s->fcur_seq)
-				e = s->fcur->next;
-			for (; e; e = e->next) {
-				if (e->seq <= s->tl.fetched)
-					continue;
-				if (count == max || !asc_entry_fetchable(e))
-					break;
-				exec_fill(s, e, &items[count++]);
-				s->tl.fetched = e->seq;
-				s->fcur = e;
-				s->fcur_seq = e->seq;
-				progress = true;
-			}
+			progress |= asc_fetch_stream(&s->tl, &s->q, items, max,
+						     &count);
 		}
 	}
 	return count;
 }
 
-static int ip_exec_fetch(struct ip_ctx *c, struct accel_exec_fetch *f)
+static int ip_exec_fetch(struct ip_ctx *c, void *arg)
 {
+	struct accel_exec_fetch *f = arg;
 	struct accel_exec_item *items;
 	u32 count = 0;
 	int ret;
 
-	if (f->flags || f->pad || !f->items || !f->max_items ||
-	    f->max_items > ASC_MAX_SUBMIT)
-		return -EINVAL;
+	ret = asc_check_exec_fetch(f, ASC_MAX_SUBMIT);
+	if (ret)
+		return ret;
 	items = buf_get(&c->fetch_buf, f->max_items, sizeof(*items),
 			IP_BUF_CACHE);
 	if (!items)
@@ -1320,10 +1195,9 @@ static int ip_exec_fetch(struct ip_ctx *c, struct accel_exec_fetch *f)
 			break;
 	}
 	pthread_mutex_unlock(&c->lock);
-	/* "Copy out", outside the lock as the driver does. */
+	/* Copied out after unlocking, as the driver does. */
 	if (!ret)
-		memcpy((void *)(uintptr_t)f->items, items,
-		       count * sizeof(*items));
+		ret = copy_to_user(f->items, items, count * sizeof(*items));
 	if (!ret || ret == -ETIME)
 		f->count = count;
 	buf_put(&c->fetch_buf, items, f->max_items, IP_BUF_CACHE);
@@ -1347,40 +1221,36 @@ static struct ip_stream *exec_stream_locked(struct ip_ctx *c, u32 handle)
 static int exec_done_locked(struct ip_ctx *c, const struct accel_exec_done *d)
 {
 	struct ip_stream *s = exec_stream_locked(c, d->stream);
-	int ret;
+	int ret, status;
 
 	if (!s)
 		return -ENOENT;
 	ret = asc_exec_check_done(&s->tl, d);
 	if (ret)
 		return ret;
-	while (s->tl.completed < d->seq)
-		retire_locked(s, asc_exec_done_status(&s->tl, asc_queue_peek(&s->q),
-						     d));
-	/* A failed stream runs nothing more: what was not handed out goes. */
-	if (asc_exec_cancel_rest(&s->tl)) {
-		while (s->q.count)
-			retire_locked(s, -ECANCELED);
-	}
+	while (asc_exec_done_next(&s->tl, &s->q, d, &status))
+		retire_locked(s, status);
 	return 0;
 }
 
-static int ip_exec_complete(struct ip_ctx *c, struct accel_exec_complete *cm)
+static int ip_exec_complete(struct ip_ctx *c, void *arg)
 {
+	struct accel_exec_complete *cm = arg;
 	struct accel_exec_done *done;
 	u32 i;
 	int ret = 0;
 
-	if (cm->pad || !cm->entries || !cm->count || cm->count > ASC_MAX_SUBMIT)
-		return -EINVAL;
-	/* "Copy in": a bad pointer is -EFAULT, as from the driver. */
-	if (cm->entries < 4096)
-		return -EFAULT;
+	ret = asc_check_exec_complete(cm, ASC_MAX_SUBMIT);
+	if (ret)
+		return ret;
 	done = buf_get(&c->done_buf, cm->count, sizeof(*done), 4 * IP_BUF_CACHE);
 	if (!done)
 		return -ENOMEM;
-	memcpy(done, (const void *)(uintptr_t)cm->entries,
-	       cm->count * sizeof(*done));
+	ret = copy_from_user(done, cm->entries, cm->count * sizeof(*done));
+	if (ret) {
+		buf_put(&c->done_buf, done, cm->count, 4 * IP_BUF_CACHE);
+		return ret;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (!c->executor)
 		ret = -ENXIO;
@@ -1412,10 +1282,21 @@ static void ip_atfork_init(void)
 	pthread_atfork(NULL, NULL, ip_forked);
 }
 
+typedef int (*ip_ioctl_fn)(struct ip_ctx *c, void *arg);
+
+/* The handler of every command, from the core's one list of them. */
+#define ASC_IOCTL(cmd, name) \
+	[ASC_IOC_##cmd] = ip_##name,
+static const ip_ioctl_fn ip_ioctls[ASC_NR_IOCTLS] = {
+#include "asc_ioctls.h"
+#undef ASC_IOCTL
+};
+
 static int inproc_ioctl(struct accel_transport *tp, unsigned long cmd,
 			void *arg)
 {
 	struct ip_ctx *c = &tp->ctx;
+	int nr;
 
 	/*
 	 * A forked child shares no threads with us: as the driver, refuse.
@@ -1427,50 +1308,10 @@ static int inproc_ioctl(struct accel_transport *tp, unsigned long cmd,
 	if (!arg)
 		return -EFAULT;
 
-	switch (cmd) {
-	case ACCEL_IOC_GET_INFO:
-		return ip_get_info(c, arg);
-	case ACCEL_IOC_MEM_REGISTER:
-		return ip_mem_register(c, arg);
-	case ACCEL_IOC_MEM_ALLOC:
-		return ip_mem_alloc(c, arg);
-	case ACCEL_IOC_MEM_RELEASE:
-		return ip_mem_release(c, arg);
-	case ACCEL_IOC_STREAM_CREATE:
-		return ip_stream_create(c, arg);
-	case ACCEL_IOC_STREAM_DESTROY:
-		return ip_stream_destroy(c, arg);
-	case ACCEL_IOC_STREAM_QUERY:
-		return ip_stream_query(c, arg);
-	case ACCEL_IOC_STREAM_SYNC:
-		return ip_stream_sync(c, arg);
-	case ACCEL_IOC_SUBMIT:
-		return ip_submit(c, arg);
-	case ACCEL_IOC_EVENT_CREATE:
-		return ip_event_create(c, arg);
-	case ACCEL_IOC_EVENT_DESTROY:
-		return ip_event_destroy(c, arg);
-	case ACCEL_IOC_EVENT_RECORD:
-		return ip_event_record(c, arg);
-	case ACCEL_IOC_EVENT_QUERY:
-		return ip_event_query(c, arg);
-	case ACCEL_IOC_EVENT_ELAPSED:
-		return ip_event_elapsed(c, arg);
-	case ACCEL_IOC_EVENT_SIGNAL:
-		return ip_event_signal(c, arg);
-	case ACCEL_IOC_WAIT:
-		return ip_wait(c, arg);
-	case ACCEL_IOC_EXEC_ATTACH:
-		return ip_exec_attach(c, arg);
-	case ACCEL_IOC_EXEC_DETACH:
-		return ip_exec_detach(c, arg);
-	case ACCEL_IOC_EXEC_FETCH:
-		return ip_exec_fetch(c, arg);
-	case ACCEL_IOC_EXEC_COMPLETE:
-		return ip_exec_complete(c, arg);
-	default:
-		return -ENOTTY;
-	}
+	nr = asc_ioctl_index((unsigned int)cmd);
+	if (nr < 0)
+		return nr;
+	return ip_ioctls[nr](c, arg);
 }
 
 static int inproc_mmap(struct accel_transport *tp, uint64_t offset,
@@ -1485,7 +1326,7 @@ static int inproc_mmap(struct accel_transport *tp, uint64_t offset,
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
 	reg = idr_find(&c->regions, (u32)(offset >> IP_MMAP_SHIFT));
-	if (!reg || reg->kind != IP_REGION_HOST) {
+	if (!reg || reg->core.kind != IP_REGION_HOST) {
 		ret = -EINVAL;
 	} else if (!len || len > reg->map_len) {
 		ret = -EINVAL;

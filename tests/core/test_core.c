@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests of the pure scheduling core (driver/asc_core.c), compiled in
- * userspace from the very file the module builds.
+ * Unit tests of the pure core (core/), compiled in userspace from the very
+ * files the module builds.
  */
 #include <string.h>
 
@@ -381,6 +381,138 @@ TEST(abi_checks)
 	EXPECT_EQ(ASC_LEAST_PRIORITY, asc_clamp_priority(100));
 	EXPECT_TRUE(asc_ranges_overlap(0, 10, 9, 1));
 	EXPECT_FALSE(asc_ranges_overlap(0, 10, 10, 1));
+}
+
+/* ENOENT -> EIO -> EAGAIN -> the descriptors -> ENXIO, changing nothing. */
+TEST(submit_admission_order)
+{
+	struct asc_region ro = { .size = 8, .flags = ACCEL_MEM_READONLY };
+	struct asc_region ext = { .size = 8, .kind = ACCEL_REGION_EXTERNAL };
+	struct asc_region r = { .size = 8 };
+	struct accel_desc d = { .op = ACCEL_OP_COPY, .dst = 1, .src = 2,
+				.length = 8 };
+	struct {
+		struct asc_batch b;
+		struct asc_entry e[1];
+	} one;
+	struct asc_timeline tl = { 0 };
+	struct asc_queue q = { 0 };
+
+	asc_batch_init(&one.b, &d, 1);
+	EXPECT_EQ(one.b.remaining, 1);
+	EXPECT_EQ(-ENOENT, asc_submit_admit(NULL, NULL, &one.b, false));
+	/* unresolved handles */
+	EXPECT_EQ(-ENOENT, asc_submit_admit(&tl, &q, &one.b, false));
+	one.e[0].dst = &ro;
+	one.e[0].src = &r;
+	EXPECT_EQ(-EPERM, asc_submit_admit(&tl, &q, &one.b, false));
+	q.count = ASC_QUEUE_DEPTH;
+	EXPECT_EQ(-EAGAIN, asc_submit_admit(&tl, &q, &one.b, false));
+	tl.error = -EIO;
+	EXPECT_EQ(-EIO, asc_submit_admit(&tl, &q, &one.b, false));
+	tl.error = 0;
+	q.count = 0;
+	one.e[0].dst = &ext;
+	EXPECT_EQ(-ENXIO, asc_submit_admit(&tl, &q, &one.b, false));
+	EXPECT_EQ(0, asc_submit_admit(&tl, &q, &one.b, true));
+	EXPECT_EQ(0, ext.inflight);
+	EXPECT_EQ(0, tl.submitted);
+}
+
+/* Attach, fetch with the cursor, complete, and the batch comes back. */
+TEST(fetch_cursor_and_complete)
+{
+	struct accel_desc nops[3] = { { .op = ACCEL_OP_NOP },
+				      { .op = ACCEL_OP_NOP },
+				      { .op = ACCEL_OP_NOP } };
+	struct {
+		struct asc_batch b;
+		struct asc_entry e[3];
+	} three;
+	struct accel_exec_done d = { .stream = 5, .seq = 2 };
+	struct asc_timeline tl = { .id = 5 };
+	struct asc_release rel = { 0 };
+	struct accel_exec_item it[3];
+	struct asc_queue q = { 0 };
+	u32 n = 0, i;
+	int status;
+
+	asc_batch_init(&three.b, nops, 3);
+	for (i = 0; i < 3; i++)
+		asc_enqueue(&tl, &q, &three.e[i], &rel);
+	asc_exec_attach_stream(&tl, &q);
+	EXPECT_TRUE(asc_fetch_stream(&tl, &q, it, 2, &n));
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(1, it[0].seq);
+	EXPECT_EQ(2, it[1].seq);
+	EXPECT_EQ(5, it[1].stream);
+	EXPECT_EQ(&three.e[1], q.fetch_last);
+	n = 0;
+	EXPECT_TRUE(asc_fetch_stream(&tl, &q, it, 3, &n));
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(3, it[0].seq);
+	EXPECT_FALSE(asc_fetch_stream(&tl, &q, it, 3, &n));
+
+	EXPECT_EQ(0, asc_exec_check_done(&tl, &d));
+	while (asc_exec_done_next(&tl, &q, &d, &status)) {
+		EXPECT_EQ(0, status);
+		asc_retire_head(&tl, &q, status, 1, &rel);
+	}
+	EXPECT_EQ(2, tl.completed);
+	EXPECT_EQ(&three.e[2], q.fetch_last);
+	EXPECT_EQ(NULL, rel.batch);
+	d.seq = 3;
+	d.status = -EIO;
+	EXPECT_EQ(0, asc_exec_check_done(&tl, &d));
+	EXPECT_TRUE(asc_exec_done_next(&tl, &q, &d, &status));
+	EXPECT_EQ(-EIO, status);
+	asc_retire_head(&tl, &q, status, 2, &rel);
+	EXPECT_FALSE(asc_exec_done_next(&tl, &q, &d, &status));
+	EXPECT_EQ(NULL, q.fetch_last);
+	EXPECT_EQ(-EIO, tl.error);
+	EXPECT_EQ(&three.b, rel.batch);	/* the last entry of the batch */
+	EXPECT_EQ(-EINVAL, asc_exec_check_done(&tl, &d));	/* retired */
+}
+
+/* What the soft engine does with the head, in the order the ABI says. */
+TEST(engine_steps)
+{
+	struct asc_region a = { .size = 8 }, b = { .size = 8 };
+	struct asc_region ext = { .size = 8, .kind = ACCEL_REGION_EXTERNAL };
+	struct asc_event uev;
+	struct asc_timeline tl = { 0 };
+	struct asc_release rel = { 0 };
+	struct asc_queue q = { 0 };
+	struct asc_entry c = mk_copy(&a, &b, 0, 0, 8);
+	struct asc_entry w;
+	int status;
+
+	asc_event_init(&uev, ACCEL_EVENT_USER);
+	w = mk_ev(ACCEL_OP_HOST_WAIT, &uev, 1);
+	EXPECT_EQ(ASC_STEP_IDLE, asc_engine_next(&tl, &q, false, false, &status));
+	asc_enqueue(&tl, &q, &w, &rel);
+	asc_enqueue(&tl, &q, &c, &rel);
+	EXPECT_EQ(ASC_STEP_BLOCKED, asc_engine_next(&tl, &q, false, false,
+						     &status));
+	EXPECT_FALSE(asc_engine_runnable(&tl, &q, false, false));
+	EXPECT_EQ(ASC_STEP_IDLE, asc_engine_next(&tl, &q, false, true, &status));
+	EXPECT_EQ(ASC_STEP_RETIRE, asc_engine_next(&tl, &q, true, true, &status));
+	EXPECT_EQ(-ECANCELED, status);
+	asc_event_signal(&uev, 1, false);
+	EXPECT_EQ(ASC_STEP_RETIRE, asc_engine_next(&tl, &q, false, false,
+						    &status));
+	EXPECT_EQ(0, status);
+	asc_retire_head(&tl, &q, status, 1, &rel);
+	EXPECT_EQ(ASC_STEP_COPY, asc_engine_next(&tl, &q, false, false, &status));
+	c.src = &ext;
+	EXPECT_EQ(ASC_STEP_RETIRE, asc_engine_next(&tl, &q, false, false,
+						    &status));
+	EXPECT_EQ(-ENXIO, status);
+	c.src = &b;
+	tl.error = -EIO;
+	EXPECT_EQ(ASC_STEP_RETIRE, asc_engine_next(&tl, &q, false, false,
+						    &status));
+	EXPECT_EQ(-ECANCELED, status);
 }
 
 TEST_HARNESS_MAIN
