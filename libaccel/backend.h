@@ -6,7 +6,7 @@
  *         inproc transport's worker threads); nothing to do here.
  *   cuda  libaccel attaches as the context's executor (ACCEL_IOC_EXEC_*)
  *         and turns fetched descriptors into CUDA stream work
- *         (backend_cuda.c). libcudart is loaded at run time, so one
+ *         (backend/cuda/executor.c). libcudart is loaded at run time, so one
  *         libaccel binary serves machines with and without a GPU.
  *
  * The cuda backend also owns the memory the GPU must reach: device
@@ -45,7 +45,7 @@ int accel_backend_check(struct accel_ctx *ctx);
 void accel_set_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* The CUDA backend (backend_cuda.c; stubs when built without CUDA). */
+/* The CUDA backend (backend/cuda/executor.c; stubs when built without CUDA). */
 int accel_cuda_start(struct accel_ctx *ctx, bool quiet);
 void accel_cuda_stop(struct accel_ctx *ctx);
 void accel_cuda_free_ctx(struct accel_ctx *ctx);
