@@ -103,8 +103,9 @@ struct accel_ctx {
 	struct accel_ctx *next_ctx;	/* global list, under the handle lock */
 	bool dead;
 
-	/* The backend: NULL for cpu, the CUDA executor for cuda. */
-	struct accel_cuda *cuda;
+	/* Who runs the queues (backend.h), and that backend's own state. */
+	const struct accel_backend_ops *backend;
+	void *backend_data;
 };
 
 /* Streams and events of a context, so that destroying it kills them. */
@@ -135,13 +136,12 @@ static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 	int ret = ctx->ops->ioctl(ctx->tp, cmd, arg);
 
 	/*
-	 * Work the CUDA executor may fetch now: it is issued from this
+	 * Work an executor backend may fetch now: it is issued from this
 	 * thread (inline), not by waking the executor's thread.
 	 */
-	if (ctx->cuda && !ret &&
-	    (cmd == ACCEL_IOC_SUBMIT || cmd == ACCEL_IOC_EVENT_RECORD ||
-	     cmd == ACCEL_IOC_EVENT_SIGNAL))
-		accel_cuda_kick(ctx);
+	if (!ret && (cmd == ACCEL_IOC_SUBMIT || cmd == ACCEL_IOC_EVENT_RECORD ||
+		     cmd == ACCEL_IOC_EVENT_SIGNAL))
+		ctx->backend->kick(ctx);
 	return ret;
 }
 
@@ -178,6 +178,12 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
 			  size_t map_len);
 void accel_regions_teardown(struct accel_ctx *ctx);
+/* The transport's own region calls (memory.c), for the backends. */
+int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
+			uint32_t *handle, uint64_t *offset);
+int accel_kregion_release(struct accel_ctx *ctx, uint32_t handle,
+			  uint32_t flags);
+size_t accel_page_round(const struct accel_ctx *ctx, size_t size);
 
 /* Host functions (hostfn.c). */
 int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,

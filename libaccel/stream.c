@@ -42,7 +42,7 @@ static int stream_kill(struct accel_stream_impl *s)
 	accel_child_unlink(&s->child);
 	/* The kernel handle dies at once; queued work still runs. */
 	accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
-	accel_cuda_stream_dead(s->child.ctx, s->kstream);
+	s->child.ctx->backend->stream_dead(s->child.ctx, s->kstream);
 	return 0;
 }
 
@@ -239,13 +239,6 @@ int accel_stream_destroy(accel_stream_t stream)
 	return ret;
 }
 
-static int stream_query_poll(struct accel_ctx *ctx, void *arg)
-{
-	(void)ctx;
-	(void)arg;
-	return -ETIME;
-}
-
 ACCEL_EXPORT
 int accel_stream_query(accel_stream_t stream)
 {
@@ -259,12 +252,10 @@ int accel_stream_query(accel_stream_t stream)
 	memset(&q, 0, sizeof(q));
 	q.handle = s->kstream;
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	/* Take what the device finished, then ask again. */
 	if (!ret && q.completed < q.submitted && !q.error &&
-	    s->child.ctx->cuda) {
-		/* Take what the device finished, then ask again. */
-		accel_cuda_wait_fast(s->child.ctx, stream_query_poll, &q, 0);
+	    s->child.ctx->backend->poll(s->child.ctx))
 		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
-	}
 	if (!ret) {
 		if (q.error)
 			ret = q.error;
@@ -301,17 +292,15 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	memset(&ss, 0, sizeof(ss));
 	ss.handle = s->kstream;
 	ss.timeout_ns = accel_deadline(timeout_ns);
-	ret = -ETIME;
-	if (s->child.ctx->cuda)
-		ret = accel_cuda_wait_fast(s->child.ctx, stream_sync_poll, &ss,
-					   ss.timeout_ns);
+	ret = s->child.ctx->backend->wait_fast(s->child.ctx, stream_sync_poll,
+					       &ss, ss.timeout_ns);
 	/* The deadline is absolute, so a restart keeps it. */
 	while (ret == -ETIME || ret == -EINTR) {
 		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_SYNC, &ss);
 		if (ret != -EINTR)
 			break;
 	}
-	accel_cuda_trace_wait(s->child.ctx);
+	s->child.ctx->backend->trace_wait(s->child.ctx);
 	accel_stream_put(s);
 	return ret;
 }
@@ -354,7 +343,7 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	struct accel_submit sub;
 	int ret;
 
-	accel_cuda_mark_submit(ctx);
+	ctx->backend->mark_submit(ctx);
 	memset(&sub, 0, sizeof(sub));
 	sub.stream = kstream;
 	sub.count = count;
@@ -423,21 +412,20 @@ int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		     uint32_t *first)
 {
 	struct accel_wait w;
-	int ret = -ETIME;
+	int ret;
 
 	memset(&w, 0, sizeof(w));
 	w.entries = (uint64_t)(uintptr_t)ents;
 	w.count = count;
 	w.flags = flags;
 	w.timeout_ns = accel_deadline(timeout_ns);
-	if (ctx->cuda)
-		ret = accel_cuda_wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
 	while (ret == -ETIME || ret == -EINTR) {
 		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
 		if (ret != -EINTR)
 			break;
 	}
-	accel_cuda_trace_wait(ctx);
+	ctx->backend->trace_wait(ctx);
 	if ((!ret || ret == -EIO) && first)
 		*first = w.first_signaled;
 	return ret;

@@ -56,100 +56,6 @@
 #include "accel_int.h"
 #include "backend.h"
 
-#ifndef ACCEL_HAVE_CUDA
-
-static void cx_free_arrays(struct accel_cuda *cx)
-{
-	free(cx->items);
-	free(cx->touched);
-	free(cx->done);
-	free(cx->ents);
-}
-
-static void cx_destroy_sync(struct accel_cuda *cx)
-{
-	pthread_cond_destroy(&cx->fetch_cond);
-	pthread_cond_destroy(&cx->cond);
-	pthread_mutex_destroy(&cx->report_lock);
-	pthread_mutex_destroy(&cx->exec_lock);
-	pthread_mutex_destroy(&cx->map_lock);
-	pthread_mutex_destroy(&cx->lock);
-}
-
-int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
-{
-	(void)ctx;
-	accel_set_error("libaccel was built without CUDA (no cuda_runtime_api.h at build time)");
-	if (!quiet)
-		fprintf(stderr, "libaccel: ACCEL_BACKEND=cuda: %s\n",
-			"this libaccel was built without CUDA; rebuild it where the CUDA toolkit is installed");
-	return -ENODEV;
-}
-
-void accel_cuda_stop(struct accel_ctx *ctx) { (void)ctx; }
-void accel_cuda_free_ctx(struct accel_ctx *ctx) { (void)ctx; }
-
-bool accel_cuda_lost(struct accel_ctx *ctx, const char **why)
-{
-	(void)ctx;
-	(void)why;
-	return false;
-}
-
-int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
-{
-	(void)ctx; (void)size; (void)ptr;
-	return -ENODEV;
-}
-
-void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
-{
-	(void)ctx; (void)r;
-}
-
-int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
-		       size_t len)
-{
-	(void)ctx; (void)handle; (void)base; (void)len;
-	return 0;
-}
-
-int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
-		       bool deferred)
-{
-	(void)ctx; (void)r; (void)deferred;
-	return -ENODEV;
-}
-
-void accel_cuda_region_teardown(struct accel_ctx *ctx,
-				const struct accel_region *r)
-{
-	(void)ctx; (void)r;
-}
-
-void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
-{
-	(void)ctx; (void)kstream;
-}
-
-void accel_cuda_reap(struct accel_ctx *ctx)
-{
-	(void)ctx;
-}
-
-void accel_cuda_mark_submit(struct accel_ctx *ctx) { (void)ctx; }
-void accel_cuda_kick(struct accel_ctx *ctx) { (void)ctx; }
-void accel_cuda_trace_wait(struct accel_ctx *ctx) { (void)ctx; }
-
-int accel_cuda_wait_fast(struct accel_ctx *ctx,
-			 int (*poll)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline)
-{
-	(void)deadline;
-	return poll(ctx, arg);
-}
-
-#else /* ACCEL_HAVE_CUDA */
 
 #include <cuda_runtime_api.h>
 
@@ -441,6 +347,37 @@ struct accel_cuda {
 	char lost_why[256];
 };
 
+static inline struct accel_cuda *cx_of(const struct accel_ctx *ctx)
+{
+	return ctx->backend_data;
+}
+
+/* The backend's ops (accel_backend_cuda, at the end of this file). */
+int accel_cuda_start(struct accel_ctx *ctx, bool quiet);
+void accel_cuda_stop(struct accel_ctx *ctx);
+void accel_cuda_free_ctx(struct accel_ctx *ctx);
+bool accel_cuda_lost(struct accel_ctx *ctx, const char **why);
+int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr);
+int accel_cuda_device_alloc(struct accel_ctx *ctx, size_t size,
+			    struct accel_region *r);
+int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
+		       size_t len);
+void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r);
+int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
+		       bool deferred);
+void accel_cuda_unmap(struct accel_ctx *ctx, const struct accel_region *r);
+void accel_cuda_region_teardown(struct accel_ctx *ctx,
+				const struct accel_region *r);
+bool accel_cuda_reap(struct accel_ctx *ctx);
+void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
+void accel_cuda_kick(struct accel_ctx *ctx);
+bool accel_cuda_poll(struct accel_ctx *ctx);
+int accel_cuda_wait_fast(struct accel_ctx *ctx,
+			 int (*poll)(struct accel_ctx *, void *), void *arg,
+			 uint64_t deadline);
+void accel_cuda_mark_submit(struct accel_ctx *ctx);
+void accel_cuda_trace_wait(struct accel_ctx *ctx);
+
 static void *grow(void *p, unsigned int *cap, unsigned int need, size_t elem)
 {
 	unsigned int c = *cap ? *cap : 16;
@@ -570,7 +507,7 @@ static unsigned int map_find_locked(struct accel_cuda *cx, uint32_t handle)
 int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
 		       size_t len)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	struct cx_map_ent *m;
 	unsigned int i;
 
@@ -1241,7 +1178,7 @@ static __thread uint64_t tl_submit_ns;
 
 void accel_cuda_mark_submit(struct accel_ctx *ctx)
 {
-	if (ctx->cuda && ctx->cuda->trace)
+	if (cx_of(ctx) && cx_of(ctx)->trace)
 		tl_submit_ns = mono_ns();
 }
 
@@ -1327,7 +1264,7 @@ void accel_cuda_kick(struct accel_ctx *ctx)
 	uint64_t t = tl_submit_ns;
 
 	tl_submit_ns = 0;
-	cx_kick(ctx->cuda, t, true);
+	cx_kick(cx_of(ctx), t, true);
 }
 
 /*
@@ -1712,7 +1649,7 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			 int (*poll)(struct accel_ctx *, void *), void *arg,
 			 uint64_t deadline)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	unsigned int reported = 0;
 	uint64_t until;
 	int ret;
@@ -1746,10 +1683,24 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	return ret;
 }
 
+static int no_poll(struct accel_ctx *ctx, void *arg)
+{
+	(void)ctx;
+	(void)arg;
+	return -ETIME;
+}
+
+/* Take what the device finished now, from this thread. */
+bool accel_cuda_poll(struct accel_ctx *ctx)
+{
+	accel_cuda_wait_fast(ctx, no_poll, NULL, 0);
+	return true;
+}
+
 /* ACCEL_TRACE: a wait returned; how long after the last COMPLETE. */
 void accel_cuda_trace_wait(struct accel_ctx *ctx)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	uint64_t last;
 
 	if (!cx || !cx->trace)
@@ -1788,7 +1739,7 @@ static void cx_trace_print(struct accel_cuda *cx)
 
 int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	cudaError_t e;
 
 	rt.cudaSetDevice(cx->device);
@@ -1804,9 +1755,43 @@ int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
 	return 0;
 }
 
+/* accel_malloc(): cudaMalloc, registered so that descriptors can name it. */
+int accel_cuda_device_alloc(struct accel_ctx *ctx, size_t size,
+			    struct accel_region *r)
+{
+	struct accel_mem_register reg;
+	void *p = NULL;
+	int ret;
+
+	ret = accel_cuda_malloc(ctx, size, &p);
+	if (ret)
+		return ret;
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = (uint64_t)(uintptr_t)p;
+	reg.size = size;
+	reg.flags = ACCEL_MEM_EXTERNAL;
+	r->base = (uintptr_t)p;
+	r->size = size;
+	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (ret) {
+		r->handle = 0;
+		accel_cuda_region_teardown(ctx, r);
+		return ret;
+	}
+	r->handle = reg.handle;
+	return 0;
+}
+
+/* The CUDA side keeps a region's mapping until its last use retired. */
+void accel_cuda_unmap(struct accel_ctx *ctx, const struct accel_region *r)
+{
+	(void)ctx;
+	(void)r;
+}
+
 void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	size_t len = r->map_len ? r->map_len : r->size;
 	cudaError_t e;
 
@@ -1843,17 +1828,10 @@ static void cx_region_cleanup(struct accel_cuda *cx,
 	rt.cudaGetLastError();
 }
 
-static int kregion_release(struct accel_ctx *ctx, uint32_t handle)
-{
-	struct accel_mem_release rel = { .handle = handle };
-
-	return accel_ioctl(ctx, ACCEL_IOC_MEM_RELEASE, &rel);
-}
-
 int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
 		       bool deferred)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	struct cx_zombie *z;
 	int ret;
 
@@ -1862,7 +1840,7 @@ int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
 	 * last use retired, so a busy region is kept and retried after each
 	 * completion.
 	 */
-	ret = kregion_release(ctx, r->handle);
+	ret = accel_kregion_release(ctx, r->handle, 0);
 	if (ret == -ENOENT)
 		ret = 0;
 	if (!ret) {
@@ -1896,7 +1874,7 @@ static void cx_zombies_retry(struct accel_cuda *cx)
 		int ret;
 
 		list = z->next;
-		ret = kregion_release(cx->ctx, z->r.handle);
+		ret = accel_kregion_release(cx->ctx, z->r.handle, 0);
 		if (ret == -EBUSY) {
 			z->next = keep;
 			keep = z;
@@ -1918,18 +1896,19 @@ static void cx_zombies_retry(struct accel_cuda *cx)
 void accel_cuda_region_teardown(struct accel_ctx *ctx,
 				const struct accel_region *r)
 {
-	cx_region_cleanup(ctx->cuda, r);
+	cx_region_cleanup(cx_of(ctx), r);
 }
 
-void accel_cuda_reap(struct accel_ctx *ctx)
+bool accel_cuda_reap(struct accel_ctx *ctx)
 {
-	if (ctx->cuda)
-		cx_zombies_retry(ctx->cuda);
+	cx_zombies_retry(cx_of(ctx));
+	/* Whatever came back, the failed call is worth one more try. */
+	return true;
 }
 
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	uint32_t *d;
 
 	if (!cx)
@@ -1950,7 +1929,7 @@ void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 
 bool accel_cuda_lost(struct accel_ctx *ctx, const char **why)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 
 	if (!cx || !atomic_load(&cx->lost))
 		return false;
@@ -2098,7 +2077,7 @@ int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 		cx_fail_start(quiet, ret, "EXEC_ATTACH: %s", strerror(-ret));
 		goto err_stream;
 	}
-	ctx->cuda = cx;
+	ctx->backend_data = cx;
 	if (pthread_create(&cx->done_thread, NULL, cx_done_main, cx)) {
 		ret = -ENOMEM;
 		goto err_detach;
@@ -2115,7 +2094,7 @@ int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	return 0;
 
 err_detach:
-	ctx->cuda = NULL;
+	ctx->backend_data = NULL;
 	accel_ioctl(ctx, ACCEL_IOC_EXEC_DETACH, &at);
 err_stream:
 	{
@@ -2132,7 +2111,7 @@ err_free:
 
 void accel_cuda_stop(struct accel_ctx *ctx)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 
 	if (!cx)
 		return;
@@ -2157,7 +2136,7 @@ void accel_cuda_stop(struct accel_ctx *ctx)
 
 void accel_cuda_free_ctx(struct accel_ctx *ctx)
 {
-	struct accel_cuda *cx = ctx->cuda;
+	struct accel_cuda *cx = cx_of(ctx);
 	struct cx_zombie *z;
 	unsigned int i;
 
@@ -2206,7 +2185,26 @@ void accel_cuda_free_ctx(struct accel_ctx *ctx)
 	cx_destroy_sync(cx);
 	cx_free_arrays(cx);
 	free(cx);
-	ctx->cuda = NULL;
+	ctx->backend_data = NULL;
 }
 
-#endif /* ACCEL_HAVE_CUDA */
+const struct accel_backend_ops accel_backend_cuda = {
+	.name = "cuda",
+	.start = accel_cuda_start,
+	.stop = accel_cuda_stop,
+	.teardown = accel_cuda_free_ctx,
+	.lost = accel_cuda_lost,
+	.device_alloc = accel_cuda_device_alloc,
+	.host_map = accel_cuda_map_add,
+	.host_pin = accel_cuda_host_pin,
+	.release = accel_cuda_release,
+	.unmap = accel_cuda_unmap,
+	.region_teardown = accel_cuda_region_teardown,
+	.reap = accel_cuda_reap,
+	.stream_dead = accel_cuda_stream_dead,
+	.kick = accel_cuda_kick,
+	.poll = accel_cuda_poll,
+	.wait_fast = accel_cuda_wait_fast,
+	.mark_submit = accel_cuda_mark_submit,
+	.trace_wait = accel_cuda_trace_wait,
+};
