@@ -101,6 +101,14 @@ if [ -f libaccel/Makefile ]; then
 	libaccel_suite inproc test
 	libaccel_suite asan test-asan
 	libaccel_suite tsan test-tsan
+	# The cuda backend over the stand-in libcudart, plain and under TSan
+	# (its lock order): built where the CUDA toolkit's headers are.
+	if [ -f "${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}/include/cuda_runtime_api.h" ]; then
+		step libaccel-fakecuda make -C libaccel test-fakecuda
+	else
+		printf 'TAP version 13\n1..1\nok 1 libaccel-fakecuda # SKIP no CUDA toolkit headers\n' \
+			> "$RES/libaccel-fakecuda.tap"
+	fi
 fi
 
 # 3. accelctl on fixtures.

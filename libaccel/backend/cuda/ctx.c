@@ -36,19 +36,19 @@ static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
 
 static void cx_free_arrays(struct accel_cuda *cx)
 {
-	free(cx->items);
-	free(cx->touched);
-	free(cx->done);
-	free(cx->ents);
+	free(cx->is.items);
+	free(cx->is.touched);
+	free(cx->cmp.done);
+	free(cx->cmp.ents);
 }
 
 static void cx_destroy_sync(struct accel_cuda *cx)
 {
-	pthread_cond_destroy(&cx->fetch_cond);
-	pthread_cond_destroy(&cx->cond);
-	pthread_mutex_destroy(&cx->report_lock);
-	pthread_mutex_destroy(&cx->exec_lock);
-	pthread_mutex_destroy(&cx->map_lock);
+	pthread_cond_destroy(&cx->is.fetch_cond);
+	pthread_cond_destroy(&cx->cmp.cond);
+	pthread_mutex_destroy(&cx->cmp.report_lock);
+	pthread_mutex_destroy(&cx->is.exec_lock);
+	pthread_mutex_destroy(&cx->mem.map_lock);
 	pthread_mutex_destroy(&cx->lock);
 }
 
@@ -80,66 +80,66 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	if (!cx)
 		return -ENOMEM;
 	cx->ctx = ctx;
-	cx->device = (int)env_uint("ACCEL_CUDA_DEVICE", 0);
-	if (cx->device >= ndev) {
+	cx->cfg.device = (int)env_uint("ACCEL_CUDA_DEVICE", 0);
+	if (cx->cfg.device >= ndev) {
 		ret = cx_fail_start(quiet, -ENODEV,
 				    "ACCEL_CUDA_DEVICE=%d: only %d device(s)",
-				    cx->device, ndev);
+				    cx->cfg.device, ndev);
 		free(cx);
 		return ret;
 	}
-	cx->batch_ok = (cx_rt.batch13 || cx_rt.batch12) &&
+	cx->cfg.batch_ok = (cx_rt.batch13 || cx_rt.batch12) &&
 		       !accel_env_flag("ACCEL_CUDA_NO_BATCH");
-	cx->batch_max_bytes = env_uint("ACCEL_CUDA_BATCH_MAX", 256 * 1024);
-	cx->spin_ns = env_uint("ACCEL_CUDA_SPIN_US", 50) * 1000U;
-	cx->lazy_ns = env_uint("ACCEL_CUDA_LAZY_US", 10) * 1000ULL;
-	cx->lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 500) * 1000ULL;
-	cx->multi_dev = ndev > 1;
-	cx->merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
-	cx->trace = accel_env_flag("ACCEL_TRACE");
-	cx->fetch_max = CX_FETCH_MAX;
-	if (cx->fetch_max > ctx->info.max_submit)
-		cx->fetch_max = ctx->info.max_submit;
-	cx->done_max = CX_FETCH_MAX * 4;
-	cx->items = calloc(cx->fetch_max, sizeof(*cx->items));
-	cx->touched = calloc(cx->fetch_max, sizeof(*cx->touched));
-	cx->done = calloc(cx->done_max, sizeof(*cx->done));
-	cx->ents = calloc(2 * (size_t)cx->done_max, sizeof(*cx->ents));
-	if (!cx->items || !cx->touched || !cx->done || !cx->ents) {
+	cx->cfg.batch_max_bytes = env_uint("ACCEL_CUDA_BATCH_MAX", 256 * 1024);
+	cx->cfg.spin_ns = env_uint("ACCEL_CUDA_SPIN_US", 50) * 1000U;
+	cx->cfg.lazy_ns = env_uint("ACCEL_CUDA_LAZY_US", 10) * 1000ULL;
+	cx->cfg.lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 500) * 1000ULL;
+	cx->cfg.multi_dev = ndev > 1;
+	cx->cfg.merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
+	cx->cfg.trace = accel_env_flag("ACCEL_TRACE");
+	cx->is.fetch_max = CX_FETCH_MAX;
+	if (cx->is.fetch_max > ctx->info.max_submit)
+		cx->is.fetch_max = ctx->info.max_submit;
+	cx->cmp.done_max = CX_FETCH_MAX * 4;
+	cx->is.items = calloc(cx->is.fetch_max, sizeof(*cx->is.items));
+	cx->is.touched = calloc(cx->is.fetch_max, sizeof(*cx->is.touched));
+	cx->cmp.done = calloc(cx->cmp.done_max, sizeof(*cx->cmp.done));
+	cx->cmp.ents = calloc(2 * (size_t)cx->cmp.done_max, sizeof(*cx->cmp.ents));
+	if (!cx->is.items || !cx->is.touched || !cx->cmp.done || !cx->cmp.ents) {
 		cx_free_arrays(cx);
 		free(cx);
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&cx->lock, NULL);
-	pthread_mutex_init(&cx->map_lock, NULL);
-	pthread_mutex_init(&cx->exec_lock, NULL);
-	pthread_mutex_init(&cx->report_lock, NULL);
-	pthread_cond_init(&cx->cond, NULL);
+	pthread_mutex_init(&cx->mem.map_lock, NULL);
+	pthread_mutex_init(&cx->is.exec_lock, NULL);
+	pthread_mutex_init(&cx->cmp.report_lock, NULL);
+	pthread_cond_init(&cx->cmp.cond, NULL);
 	{
 		pthread_condattr_t ca;
 
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&cx->fetch_cond, &ca);
+		pthread_cond_init(&cx->is.fetch_cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
 
-	e = cx_rt.cudaSetDevice(cx->device);
+	e = cx_rt.cudaSetDevice(cx->cfg.device);
 	if (e == cudaSuccess)
 		e = cx_rt.cudaFree(NULL);	/* create the device context now */
 	if (e == cudaSuccess)
-		e = cx_rt.cudaDeviceGetStreamPriorityRange(&cx->prio_least,
-							&cx->prio_greatest);
+		e = cx_rt.cudaDeviceGetStreamPriorityRange(&cx->cfg.prio_least,
+							&cx->cfg.prio_greatest);
 	if (e != cudaSuccess) {
 		ret = cx_fail_start(quiet, -ENODEV, "device %d: %s: %s",
-				    cx->device, cx_rt.cudaGetErrorName(e),
+				    cx->cfg.device, cx_rt.cudaGetErrorName(e),
 				    cx_rt.cudaGetErrorString(e));
 		goto err_free;
 	}
 	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_CREATE, &sc);
 	if (ret)
 		goto err_free;
-	cx->ctl_stream = sc.handle;
+	cx->cfg.ctl_stream = sc.handle;
 	ret = accel_ioctl(ctx, ACCEL_IOC_EXEC_ATTACH, &at);
 	if (ret) {
 		cx_fail_start(quiet, ret, "EXEC_ATTACH: %s", strerror(-ret));
@@ -152,8 +152,8 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	}
 	if (pthread_create(&cx->fetch_thread, NULL, cx_fetch_main, cx)) {
 		pthread_mutex_lock(&cx->lock);
-		cx->stop_done = cx->fetch_exited = true;
-		pthread_cond_signal(&cx->cond);
+		cx->cmp.stop_done = cx->is.fetch_exited = true;
+		pthread_cond_signal(&cx->cmp.cond);
 		pthread_mutex_unlock(&cx->lock);
 		pthread_join(cx->done_thread, NULL);
 		ret = -ENOMEM;
@@ -166,7 +166,7 @@ err_detach:
 	accel_ioctl(ctx, ACCEL_IOC_EXEC_DETACH, &at);
 err_stream:
 	{
-		struct accel_handle h = { .handle = cx->ctl_stream };
+		struct accel_handle h = { .handle = cx->cfg.ctl_stream };
 
 		accel_ioctl(ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	}
@@ -184,17 +184,17 @@ static void accel_cuda_stop(struct accel_ctx *ctx)
 	if (!cx)
 		return;
 	pthread_mutex_lock(&cx->lock);
-	cx->stop_fetch = true;
-	pthread_cond_signal(&cx->fetch_cond);
+	cx->is.stop_fetch = true;
+	pthread_cond_signal(&cx->is.fetch_cond);
 	pthread_mutex_unlock(&cx->lock);
 	pthread_join(cx->fetch_thread, NULL);
 	/* What went to the device completes and is reported. */
 	pthread_mutex_lock(&cx->lock);
-	cx->stop_done = true;
-	pthread_cond_signal(&cx->cond);
+	cx->cmp.stop_done = true;
+	pthread_cond_signal(&cx->cmp.cond);
 	pthread_mutex_unlock(&cx->lock);
 	pthread_join(cx->done_thread, NULL);
-	if (cx->trace)
+	if (cx->cfg.trace)
 		cx_trace_print(cx);
 	/*
 	 * Stay attached: closing the transport cancels what was never
@@ -210,46 +210,46 @@ static void accel_cuda_free_ctx(struct accel_ctx *ctx)
 
 	if (!cx)
 		return;
-	cx_rt.cudaSetDevice(cx->device);
+	cx_rt.cudaSetDevice(cx->cfg.device);
 	for (i = 0; i < CX_BUCKETS; i++) {
 		struct cx_stream *s;
 
-		while ((s = cx->buckets[i])) {
-			cx->buckets[i] = s->hnext;
+		while ((s = cx->is.buckets[i])) {
+			cx->is.buckets[i] = s->hnext;
 			free(s->open);
 			cx_stream_free(cx, s);
 		}
 	}
-	while ((z = cx->zombies)) {
-		cx->zombies = z->next;
+	while ((z = cx->mem.zombies)) {
+		cx->mem.zombies = z->next;
 		cx_region_cleanup(cx, &z->r);
 		free(z);
 	}
-	while (cx->head) {
-		struct cx_range *r = cx->head;
+	while (cx->cmp.head) {
+		struct cx_range *r = cx->cmp.head;
 
-		cx->head = r->next;
+		cx->cmp.head = r->next;
 		if (r->ev)
 			cx_rt.cudaEventDestroy(r->ev);
 		free(r);
 	}
-	while (cx->rcache) {
-		struct cx_range *r = cx->rcache;
+	while (cx->is.rcache) {
+		struct cx_range *r = cx->is.rcache;
 
-		cx->rcache = r->next;
+		cx->is.rcache = r->next;
 		free(r);
 	}
-	while (cx->rfree) {
-		struct cx_range *r = cx->rfree;
+	while (cx->cmp.rfree) {
+		struct cx_range *r = cx->cmp.rfree;
 
-		cx->rfree = r->next;
+		cx->cmp.rfree = r->next;
 		free(r);
 	}
-	for (i = 0; i < cx->npool; i++)
-		cx_rt.cudaEventDestroy(cx->pool[i]);
-	free(cx->pool);
-	free(cx->map);
-	free(cx->dead_streams);
+	for (i = 0; i < cx->cmp.npool; i++)
+		cx_rt.cudaEventDestroy(cx->cmp.pool[i]);
+	free(cx->cmp.pool);
+	free(cx->mem.map);
+	free(cx->is.dead_streams);
 	cx_destroy_sync(cx);
 	cx_free_arrays(cx);
 	free(cx);

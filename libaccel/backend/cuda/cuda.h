@@ -30,9 +30,26 @@
  *    that the transport retires, unpins and wakes waiters. Idle, it
  *    sleeps on a condition variable.
  *
- * Lock order: cx->lock, then cx->map_lock (never the other way);
- * ctx->lock is never taken under either. CUDA calls are made without
- * cx->lock except cudaEventQuery in the completion scan.
+ * Lock order, outermost first; a lock may be taken while holding any lock
+ * above it, never one below it while holding it:
+ *
+ *   1. accel_ctx.lock (libaccel's context lock, accel_int.h): the API
+ *      calls the backend's release, pin and region hooks under it.
+ *   2. cx->is.exec_lock (issue path) or cx->cmp.report_lock (completion
+ *      path): never both at once. The completion path kicks the issue
+ *      path only after dropping report_lock; a waiter takes report_lock
+ *      with trylock only, holding nothing.
+ *   3. cx->lock: the state the roles share (struct accel_cuda).
+ *   4. cx->mem.map_lock: the handle map, a leaf.
+ *   5. the transport's lock (inproc ip_ctx.lock, or the kernel's as_ctx
+ *      lock inside an ioctl): every accel_ioctl() is made holding at most
+ *      locks 1 and 2, never cx->lock or map_lock, and the transport calls
+ *      nothing of the backend back.
+ *
+ * CUDA calls are made without cx->lock except cudaEventQuery in the
+ * completion scan and the record of a lazy completion event. TSan checks
+ * the order in make check (libaccel test-fakecuda: the suite under TSan
+ * over the stand-in libcudart).
  *
  * A CUDA error while enqueueing fails that descriptor (its stream fails,
  * sticky, as the ABI says); an error reported by a completion event fails
@@ -175,8 +192,8 @@ struct cx_zombie {
 	struct accel_region r;
 };
 
-struct accel_cuda {
-	struct accel_ctx *ctx;
+/* Set once by accel_cuda_start(), read-only after (ctx.c). */
+struct cx_config {
 	int device;
 	int prio_least, prio_greatest;
 	uint32_t ctl_stream;		/* private stream: wakes the fetcher */
@@ -186,15 +203,18 @@ struct accel_cuda {
 	unsigned int batch_max_bytes;
 	uint64_t lazy_ns, lazy_max_ns;
 	unsigned int spin_ns;
-	pthread_t fetch_thread, done_thread;
-	bool trace;
-	struct cx_trace tr;
+	bool trace;			/* ACCEL_TRACE=1 */
+};
 
+/* The issue path (issue.c): fetch, enqueue, merge. */
+struct cx_issue {
 	/*
-	 * Serializes fetching and enqueueing: every EXEC_FETCH is a poll made
-	 * under it, so CUDA work goes out in fetch order whoever issues it
-	 * (the thread that submitted, or the fetch thread). Protects the
-	 * stream table and everything the fetch path builds.
+	 * Protects items, touched, fetch_max, streams, buckets, rcache,
+	 * stopped, nrec_total, any_dead, and every cx_stream field marked
+	 * "under exec_lock". Serializes fetching and enqueueing: every
+	 * EXEC_FETCH is a poll made under it, so CUDA work goes out in fetch
+	 * order whoever issues it (the thread that submitted, or the fetch
+	 * thread).
 	 */
 	pthread_mutex_t exec_lock;
 	atomic_int kick;		/* fetchable work may be waiting */
@@ -202,13 +222,32 @@ struct accel_cuda {
 	struct cx_stream **touched;
 	uint32_t fetch_max;
 	struct cx_stream *streams;	/* every stream, list */
+	struct cx_stream *buckets[CX_BUCKETS];
 	struct cx_range *rcache;	/* idle ranges for the fetch path */
 	bool stopped;			/* no more fetching */
 	unsigned int nrec_total;	/* record events held */
 	bool any_dead;
+	/* Under cx->lock: streams whose handle died, for the next pass. */
+	uint32_t *dead_streams;
+	unsigned int ndead, capdead;
+	atomic_uint ndead_hint;		/* ndead, readable without the lock */
+	/* Under cx->lock: the fetch thread's sleep and its stop. */
+	pthread_cond_t fetch_cond;	/* monotonic clock */
+	bool stop_fetch, fetch_exited;
+};
 
-	/* Serializes taking done ranges and reporting them (in order). */
+/* Completion and waiting (done.c). */
+struct cx_completion {
+	/*
+	 * Protects done, ents and done_max, and keeps the ranges being
+	 * reported (and their events) alive: taking done ranges and
+	 * reporting them happens under it, so that reports go out in order
+	 * whoever polls (the completion thread, or a waiter with trylock).
+	 */
 	pthread_mutex_t report_lock;
+	struct cx_range **done;
+	struct accel_exec_done *ents;
+	unsigned int done_max;
 	_Atomic unsigned int helpers;	/* waiters polling completions */
 	/*
 	 * A waiter reported completions: the fetch pass they may enable
@@ -217,35 +256,52 @@ struct accel_cuda {
 	 */
 	atomic_bool kick_deferred;
 	atomic_bool done_idle;
-
-	/* Protects the fields below. */
-	pthread_mutex_t lock;
+	/* Under cx->lock. */
 	pthread_cond_t cond;		/* completion thread: work or stop */
 	struct cx_range *head, *tail;	/* pending ranges, fetch order */
 	unsigned int pass;
-	pthread_cond_t fetch_cond;	/* fetch thread: stop (monotonic) */
-	bool stop_fetch, stop_done, fetch_exited;
-	struct cx_range **done;		/* under report_lock */
-	struct accel_exec_done *ents;	/* under report_lock */
-	unsigned int done_max;
+	bool stop_done;
 	cudaEvent_t *pool;		/* idle events */
 	unsigned int npool, cappool;
 	struct cx_range *rfree;		/* retired ranges, back to rcache */
-	struct cx_zombie *zombies;
-	uint32_t *dead_streams;
-	unsigned int ndead, capdead;
-	atomic_uint ndead_hint;		/* ndead, readable without the lock */
 	_Atomic unsigned int npending;	/* also read without the lock */
+};
 
-	/* Protects the handle map (HOST_ALLOC regions by handle). */
+/* Memory (mem.c). */
+struct cx_memory {
+	/* Protects map, nmap, capmap: HOST_ALLOC regions by handle. */
 	pthread_mutex_t map_lock;
 	struct cx_map_ent *map;
 	unsigned int nmap, capmap;
+	/* Under cx->lock: releases waiting for their last queued use. */
+	struct cx_zombie *zombies;
+};
 
-	/* Under exec_lock. */
-	struct cx_stream *buckets[CX_BUCKETS];
+/*
+ * struct accel_cuda - the cuda backend's state for one context
+ *
+ * Split by role as the files are; the one lock the roles share is
+ * cx->lock. The lock order is written once, at the top of this file.
+ */
+struct accel_cuda {
+	struct accel_ctx *ctx;
+	struct cx_config cfg;
+	pthread_t fetch_thread, done_thread;
+	/*
+	 * Protects what the roles share: the pending ranges and the event
+	 * pool (cmp), the dead-stream list and the fetch thread's stop (is),
+	 * the zombies (mem), and every cx_stream field marked "under
+	 * cx->lock". Held briefly; no CUDA call is made under it except
+	 * cudaEventQuery in the completion scan and cudaEventRecord of a lazy
+	 * completion event, and no ioctl.
+	 */
+	pthread_mutex_t lock;
+	struct cx_issue is;
+	struct cx_completion cmp;
+	struct cx_memory mem;
+	struct cx_trace tr;
 
-	/* The lost state: set once, read by everyone. */
+	/* The lost state (rt.c): set once, read by everyone, lock-free. */
 	atomic_bool lost_claimed;
 	atomic_bool lost;
 	char lost_why[256];

@@ -12,8 +12,8 @@ static int cx_event_get_locked(struct accel_cuda *cx, cudaEvent_t *ev)
 {
 	cudaError_t e;
 
-	if (cx->npool) {
-		*ev = cx->pool[--cx->npool];
+	if (cx->cmp.npool) {
+		*ev = cx->cmp.pool[--cx->cmp.npool];
 		return 0;
 	}
 	e = cx_rt.cudaEventCreateWithFlags(ev, cudaEventBlockingSync |
@@ -26,8 +26,8 @@ int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev)
 	cudaError_t e;
 
 	pthread_mutex_lock(&cx->lock);
-	if (cx->npool) {
-		*ev = cx->pool[--cx->npool];
+	if (cx->cmp.npool) {
+		*ev = cx->cmp.pool[--cx->cmp.npool];
 		pthread_mutex_unlock(&cx->lock);
 		return 0;
 	}
@@ -40,15 +40,15 @@ int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev)
 
 static void cx_event_put_locked(struct accel_cuda *cx, cudaEvent_t ev)
 {
-	cudaEvent_t *p = cx_grow(cx->pool, &cx->cappool, cx->npool + 1,
+	cudaEvent_t *p = cx_grow(cx->cmp.pool, &cx->cmp.cappool, cx->cmp.npool + 1,
 			      sizeof(*p));
 
 	if (!p) {
 		cx_rt.cudaEventDestroy(ev);
 		return;
 	}
-	cx->pool = p;
-	cx->pool[cx->npool++] = ev;
+	cx->cmp.pool = p;
+	cx->cmp.pool[cx->cmp.npool++] = ev;
 }
 
 void cx_event_put(struct accel_cuda *cx, cudaEvent_t ev)
@@ -82,8 +82,8 @@ static cudaEvent_t cx_range_event(struct accel_cuda *cx, struct cx_range *r,
 	if (!force) {
 		if (!*now)
 			*now = cx_mono_ns();
-		if (*now - t->t_close < cx->lazy_ns &&
-		    *now - r->t_close < cx->lazy_max_ns)
+		if (*now - t->t_close < cx->cfg.lazy_ns &&
+		    *now - r->t_close < cx->cfg.lazy_max_ns)
 			return NULL;
 	}
 	if (cx_event_get_locked(cx, &ev)) {
@@ -138,8 +138,8 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 					 struct cx_range **out, unsigned int max,
 					 bool force)
 {
-	struct cx_range **pp = &cx->head, *r, *prev = NULL;
-	unsigned int n = 0, pass = ++cx->pass;
+	struct cx_range **pp = &cx->cmp.head, *r, *prev = NULL;
+	unsigned int n = 0, pass = ++cx->cmp.pass;
 	struct cx_scan sc = { 0, NULL };
 
 	while ((r = *pp) && n < max) {
@@ -151,19 +151,19 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 			continue;
 		}
 		*pp = r->next;
-		if (cx->tail == r)
-			cx->tail = prev;
+		if (cx->cmp.tail == r)
+			cx->cmp.tail = prev;
 		r->next = NULL;
 		r->s->npending--;
 		if (r->s->cover == r)
 			r->s->cover = NULL;
 		if (r->s->tail_r == r)
 			r->s->tail_r = NULL;
-		if (cx->trace)
+		if (cx->cfg.trace)
 			r->t_seen = cx_mono_ns();
 		out[n++] = r;
 	}
-	atomic_fetch_sub(&cx->npending, n);
+	atomic_fetch_sub(&cx->cmp.npending, n);
 	return n;
 }
 
@@ -204,7 +204,7 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 				strerror(-ret));
 		i += chunk;
 	}
-	if (cx->trace) {
+	if (cx->cfg.trace) {
 		uint64_t now = cx_mono_ns();
 
 		for (i = 0; i < n; i++) {
@@ -228,8 +228,8 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 		atomic_store(&r->s->reported, r->last);
 		if (r->ev)
 			cx_event_put_locked(cx, r->ev);
-		r->next = cx->rfree;
-		cx->rfree = r;
+		r->next = cx->cmp.rfree;
+		cx->cmp.rfree = r;
 	}
 	pthread_mutex_unlock(&cx->lock);
 	cx_zombies_retry(cx);
@@ -253,13 +253,13 @@ static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
 	unsigned int n, i;
 
 	pthread_mutex_lock(&cx->lock);
-	n = cx_take_ready_locked(cx, cx->done, cx->done_max, waiter);
+	n = cx_take_ready_locked(cx, cx->cmp.done, cx->cmp.done_max, waiter);
 	pthread_mutex_unlock(&cx->lock);
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++)
-		cx->done[i]->seen_by_waiter = waiter;
-	cx_report(cx, cx->done, n, cx->ents);
+		cx->cmp.done[i]->seen_by_waiter = waiter;
+	cx_report(cx, cx->cmp.done, n, cx->cmp.ents);
 	return n;
 }
 
@@ -274,56 +274,56 @@ void *cx_done_main(void *arg)
 	struct accel_cuda *cx = arg;
 	uint64_t waiting_since = 0;
 
-	cx_rt.cudaSetDevice(cx->device);
+	cx_rt.cudaSetDevice(cx->cfg.device);
 	pthread_mutex_lock(&cx->lock);
 	for (;;) {
 		unsigned int n;
 
-		if (atomic_load(&cx->kick_deferred)) {
+		if (atomic_load(&cx->cmp.kick_deferred)) {
 			pthread_mutex_unlock(&cx->lock);
-			if (atomic_exchange(&cx->kick_deferred, false))
+			if (atomic_exchange(&cx->cmp.kick_deferred, false))
 				cx_after_report(cx);
 			pthread_mutex_lock(&cx->lock);
 			continue;
 		}
-		if (!cx->head) {
+		if (!cx->cmp.head) {
 			uint64_t until;
 
-			if (cx->stop_done && cx->fetch_exited)
+			if (cx->cmp.stop_done && cx->is.fetch_exited)
 				break;
 			/* Just busy: more work is likely soon; look briefly. */
 			pthread_mutex_unlock(&cx->lock);
-			until = cx_mono_ns() + cx->spin_ns;
-			while (!atomic_load(&cx->npending) &&
-			       !atomic_load(&cx->kick_deferred) &&
+			until = cx_mono_ns() + cx->cfg.spin_ns;
+			while (!atomic_load(&cx->cmp.npending) &&
+			       !atomic_load(&cx->cmp.kick_deferred) &&
 			       cx_mono_ns() < until)
 				cx_spin_pause();
 			pthread_mutex_lock(&cx->lock);
-			atomic_store(&cx->done_idle, true);
-			while (!cx->head && !(cx->stop_done && cx->fetch_exited) &&
-			       !atomic_load(&cx->kick_deferred)) {
-				if (cx->trace)
+			atomic_store(&cx->cmp.done_idle, true);
+			while (!cx->cmp.head && !(cx->cmp.stop_done && cx->is.fetch_exited) &&
+			       !atomic_load(&cx->cmp.kick_deferred)) {
+				if (cx->cfg.trace)
 					atomic_fetch_add(&cx->tr.done_woken, 1);
-				pthread_cond_wait(&cx->cond, &cx->lock);
+				pthread_cond_wait(&cx->cmp.cond, &cx->lock);
 			}
-			atomic_store(&cx->done_idle, false);
+			atomic_store(&cx->cmp.done_idle, false);
 			waiting_since = 0;
 			continue;
 		}
-		if (atomic_load(&cx->helpers)) {
+		if (atomic_load(&cx->cmp.helpers)) {
 			/* A waiter polls the device: leave it to it. */
 			pthread_mutex_unlock(&cx->lock);
-			while (atomic_load(&cx->helpers) &&
-			       !atomic_load(&cx->kick_deferred))
+			while (atomic_load(&cx->cmp.helpers) &&
+			       !atomic_load(&cx->cmp.kick_deferred))
 				cx_spin_pause();
 			pthread_mutex_lock(&cx->lock);
 			continue;
 		}
 		pthread_mutex_unlock(&cx->lock);
-		pthread_mutex_lock(&cx->report_lock);
+		pthread_mutex_lock(&cx->cmp.report_lock);
 		n = cx_poll_locked(cx, false);
 		if (n) {
-			pthread_mutex_unlock(&cx->report_lock);
+			pthread_mutex_unlock(&cx->cmp.report_lock);
 			cx_after_report(cx);
 			pthread_mutex_lock(&cx->lock);
 			waiting_since = 0;
@@ -337,16 +337,16 @@ void *cx_done_main(void *arg)
 		 */
 		if (!waiting_since)
 			waiting_since = cx_mono_ns();
-		if (cx_mono_ns() - waiting_since < cx->spin_ns) {
+		if (cx_mono_ns() - waiting_since < cx->cfg.spin_ns) {
 			uint64_t until = cx_mono_ns() + CX_POLL_GAP_NS;
 
-			pthread_mutex_unlock(&cx->report_lock);
+			pthread_mutex_unlock(&cx->cmp.report_lock);
 			/*
 			 * Not every pause: each poll takes the locks the
 			 * submitters take and queries the driver.
 			 */
 			while (cx_mono_ns() < until &&
-			       !atomic_load(&cx->kick_deferred))
+			       !atomic_load(&cx->cmp.kick_deferred))
 				cx_spin_pause();
 		} else {
 			cudaEvent_t ev = NULL;
@@ -355,21 +355,21 @@ void *cx_done_main(void *arg)
 
 			pthread_mutex_lock(&cx->lock);
 			/* Long enough: the head's event, recorded if need be. */
-			if (cx->head && cx->head->need_ev)
-				ev = cx_range_event(cx, cx->head, true, &now);
+			if (cx->cmp.head && cx->cmp.head->need_ev)
+				ev = cx_range_event(cx, cx->cmp.head, true, &now);
 			pthread_mutex_unlock(&cx->lock);
 			if (ev) {
-				atomic_store(&cx->done_idle, true);
+				atomic_store(&cx->cmp.done_idle, true);
 				cx_rt.cudaEventSynchronize(ev);
-				atomic_store(&cx->done_idle, false);
-				if (atomic_exchange(&cx->kick_deferred, false)) {
-					pthread_mutex_unlock(&cx->report_lock);
+				atomic_store(&cx->cmp.done_idle, false);
+				if (atomic_exchange(&cx->cmp.kick_deferred, false)) {
+					pthread_mutex_unlock(&cx->cmp.report_lock);
 					cx_after_report(cx);
 					pthread_mutex_lock(&cx->lock);
 					continue;
 				}
 			}
-			pthread_mutex_unlock(&cx->report_lock);
+			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
 		pthread_mutex_lock(&cx->lock);
 	}
@@ -396,29 +396,29 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	int ret;
 
 	ret = poll(ctx, arg);
-	if (ret != -ETIME || !cx || !atomic_load(&cx->npending))
+	if (ret != -ETIME || !cx || !atomic_load(&cx->cmp.npending))
 		return ret;
-	until = cx_mono_ns() + cx->spin_ns;
+	until = cx_mono_ns() + cx->cfg.spin_ns;
 	if (deadline < until)
 		until = deadline;
-	atomic_fetch_add(&cx->helpers, 1);
+	atomic_fetch_add(&cx->cmp.helpers, 1);
 	for (;;) {
-		if (!pthread_mutex_trylock(&cx->report_lock)) {
+		if (!pthread_mutex_trylock(&cx->cmp.report_lock)) {
 			reported += cx_poll_locked(cx, true);
-			pthread_mutex_unlock(&cx->report_lock);
+			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
 		ret = poll(ctx, arg);
-		if (ret != -ETIME || !atomic_load(&cx->npending) ||
+		if (ret != -ETIME || !atomic_load(&cx->cmp.npending) ||
 		    cx_mono_ns() >= until)
 			break;
 		cx_spin_pause();
 	}
-	atomic_fetch_sub(&cx->helpers, 1);
+	atomic_fetch_sub(&cx->cmp.helpers, 1);
 	/* Off the waiter's critical path: by the completion thread. */
 	if (reported) {
-		atomic_store(&cx->kick_deferred, true);
-		if (atomic_load(&cx->done_idle) &&
-		    atomic_exchange(&cx->kick_deferred, false))
+		atomic_store(&cx->cmp.kick_deferred, true);
+		if (atomic_load(&cx->cmp.done_idle) &&
+		    atomic_exchange(&cx->cmp.kick_deferred, false))
 			cx_after_report(cx);
 	}
 	return ret;

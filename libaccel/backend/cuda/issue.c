@@ -10,7 +10,7 @@
 static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 				       bool create)
 {
-	struct cx_stream **pp = &cx->buckets[k % CX_BUCKETS], *s;
+	struct cx_stream **pp = &cx->is.buckets[k % CX_BUCKETS], *s;
 
 	for (s = *pp; s; s = s->hnext)
 		if (s->kstream == k)
@@ -23,8 +23,8 @@ static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 	s->kstream = k;
 	s->hnext = *pp;
 	*pp = s;
-	s->lnext = cx->streams;
-	cx->streams = s;
+	s->lnext = cx->is.streams;
+	cx->is.streams = s;
 	return s;
 }
 
@@ -32,7 +32,7 @@ static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
 {
 	struct accel_stream_query q;
-	int prio = cx->prio_least;
+	int prio = cx->cfg.prio_least;
 	cudaError_t e;
 
 	if (s->cs)
@@ -41,7 +41,7 @@ static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
 	q.handle = s->kstream;
 	if (!accel_ioctl(cx->ctx, ACCEL_IOC_STREAM_QUERY, &q) &&
 	    q.priority < cx->ctx->info.least_priority)
-		prio = cx->prio_greatest;
+		prio = cx->cfg.prio_greatest;
 	e = cx_rt.cudaStreamCreateWithPriority(&s->cs, cudaStreamNonBlocking,
 					    prio);
 	if (e != cudaSuccess)
@@ -81,7 +81,7 @@ static void cx_stream_unhash(struct accel_cuda *cx, struct cx_stream *s)
 {
 	struct cx_stream **pp;
 
-	for (pp = &cx->buckets[s->kstream % CX_BUCKETS]; *pp; pp = &(*pp)->hnext)
+	for (pp = &cx->is.buckets[s->kstream % CX_BUCKETS]; *pp; pp = &(*pp)->hnext)
 		if (*pp == s) {
 			*pp = s->hnext;
 			break;
@@ -100,7 +100,7 @@ static void cx_gc(struct accel_cuda *cx)
 	uint32_t *dead = NULL;
 	unsigned int ndead, i, j;
 
-	for (s = cx->streams; s; s = s->lnext) {
+	for (s = cx->is.streams; s; s = s->lnext) {
 		uint64_t rep;
 
 		if (!s->nrec)
@@ -116,14 +116,14 @@ static void cx_gc(struct accel_cuda *cx)
 	}
 
 	ndead = 0;
-	if (atomic_load_explicit(&cx->ndead_hint, memory_order_acquire)) {
+	if (atomic_load_explicit(&cx->is.ndead_hint, memory_order_acquire)) {
 		pthread_mutex_lock(&cx->lock);
-		ndead = cx->ndead;
+		ndead = cx->is.ndead;
 		if (ndead) {
-			dead = cx->dead_streams;
-			cx->dead_streams = NULL;
-			cx->ndead = cx->capdead = 0;
-			atomic_store(&cx->ndead_hint, 0);
+			dead = cx->is.dead_streams;
+			cx->is.dead_streams = NULL;
+			cx->is.ndead = cx->is.capdead = 0;
+			atomic_store(&cx->is.ndead_hint, 0);
 		}
 		pthread_mutex_unlock(&cx->lock);
 	}
@@ -131,15 +131,15 @@ static void cx_gc(struct accel_cuda *cx)
 		s = cx_stream_get(cx, dead[i], false);
 		if (s) {
 			s->dead = true;
-			cx->any_dead = true;
+			cx->is.any_dead = true;
 		}
 	}
 	free(dead);
-	if (!cx->any_dead)
+	if (!cx->is.any_dead)
 		return;
 
-	cx->any_dead = false;
-	pp = &cx->streams;
+	cx->is.any_dead = false;
+	pp = &cx->is.streams;
 	while ((s = *pp)) {
 		bool idle;
 
@@ -155,7 +155,7 @@ static void cx_gc(struct accel_cuda *cx)
 			cx_stream_unhash(cx, s);
 			cx_stream_free(cx, s);
 		} else {
-			cx->any_dead = true;
+			cx->is.any_dead = true;
 			pp = &s->lnext;
 		}
 	}
@@ -273,7 +273,7 @@ static unsigned int cx_merge(const struct accel_cuda *cx,
 	for (i = 0; i < n; i++) {
 		struct cx_copy *p = nm ? &m[nm - 1] : NULL;
 
-		if (cx->merge_ok && p && p->dreg == c[i].dreg &&
+		if (cx->cfg.merge_ok && p && p->dreg == c[i].dreg &&
 		    p->sreg == c[i].sreg &&
 		    (char *)p->dst + p->len == (char *)c[i].dst &&
 		    (const char *)p->src + p->len == (const char *)c[i].src) {
@@ -328,13 +328,13 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 		 * destination (same regions) as one copy: with no overlap
 		 * among them, order within the run does not matter.
 		 */
-		if ((cx->batch_ok || cx->merge_ok) &&
-		    c[i].len <= cx->batch_max_bytes) {
+		if ((cx->cfg.batch_ok || cx->cfg.merge_ok) &&
+		    c[i].len <= cx->cfg.batch_max_bytes) {
 			struct cx_box b;
 
 			box_init(&b, &c[i]);
 			while (j < n && j - i < CX_BATCH_MAX &&
-			       c[j].len <= cx->batch_max_bytes &&
+			       c[j].len <= cx->cfg.batch_max_bytes &&
 			       (box_clear(&b, &c[j]) ||
 				independent(&c[i], j - i, &c[j]))) {
 				box_add(&b, &c[j]);
@@ -346,7 +346,7 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 			unsigned int nm = cx_merge(cx, &c[i], j - i, m);
 			cudaError_t e;
 
-			if (nm == 1 || !cx->batch_ok) {
+			if (nm == 1 || !cx->cfg.batch_ok) {
 				if (nm < j - i) {
 					unsigned int k;
 
@@ -380,7 +380,7 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 				}
 				/* Not for this device or driver: do without it. */
 				cx_rt.cudaGetLastError();
-				cx->batch_ok = false;
+				cx->cfg.batch_ok = false;
 			}
 		}
 		cx_copies_single(cx, s, &c[i], j - i);
@@ -420,9 +420,9 @@ static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 	}
 	s->last_fetched = it->seq;
 	if (!s->open) {
-		r = cx->rcache;
+		r = cx->is.rcache;
 		if (r) {
-			cx->rcache = r->next;
+			cx->is.rcache = r->next;
 			memset(r, 0, sizeof(*r));
 		} else {
 			r = calloc(1, sizeof(*r));
@@ -584,7 +584,7 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 		if (!now)
 			now = cx_mono_ns();
 		r->t_close = now;
-		if (cx->trace)
+		if (cx->cfg.trace)
 			r->t_enq = now;
 		*tail = r;
 		tail = &r->next;
@@ -598,17 +598,17 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 		touched[i]->npending++;
 	for (r = first; r; r = r->next)
 		r->s->tail_r = r;
-	if (!cx->rcache) {
-		cx->rcache = cx->rfree;
-		cx->rfree = NULL;
+	if (!cx->is.rcache) {
+		cx->is.rcache = cx->cmp.rfree;
+		cx->cmp.rfree = NULL;
 	}
-	if (cx->tail)
-		cx->tail->next = first;
+	if (cx->cmp.tail)
+		cx->cmp.tail->next = first;
 	else
-		cx->head = first;
-	cx->tail = last;
-	atomic_fetch_add(&cx->npending, count);
-	pthread_cond_signal(&cx->cond);
+		cx->cmp.head = first;
+	cx->cmp.tail = last;
+	atomic_fetch_add(&cx->cmp.npending, count);
+	pthread_cond_signal(&cx->cmp.cond);
 	pthread_mutex_unlock(&cx->lock);
 }
 
@@ -627,8 +627,8 @@ static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
 
 		cx_gc(cx);
 		memset(&f, 0, sizeof(f));
-		f.items = (uint64_t)(uintptr_t)cx->items;
-		f.max_items = cx->fetch_max;
+		f.items = (uint64_t)(uintptr_t)cx->is.items;
+		f.max_items = cx->is.fetch_max;
 		f.timeout_ns = 0;	/* a past deadline: poll */
 		ret = accel_ioctl(cx->ctx, ACCEL_IOC_EXEC_FETCH, &f);
 		if (ret) {
@@ -637,20 +637,20 @@ static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
 					strerror(-ret));
 			return;
 		}
-		if (cx->trace)
+		if (cx->cfg.trace)
 			t_fetch = cx_mono_ns();
 		for (i = 0; i < f.count; i++) {
 			struct cx_stream *s;
 
-			cx_item(cx, &cx->items[i], t_submit, t_fetch);
-			s = cx_stream_get(cx, cx->items[i].stream, false);
+			cx_item(cx, &cx->is.items[i], t_submit, t_fetch);
+			s = cx_stream_get(cx, cx->is.items[i].stream, false);
 			/* Each stream listed once; close clears ->touched. */
 			if (s && s->open && !s->touched) {
 				s->touched = true;
-				cx->touched[n++] = s;
+				cx->is.touched[n++] = s;
 			}
 		}
-		cx_close_ranges(cx, cx->touched, n);
+		cx_close_ranges(cx, cx->is.touched, n);
 		if (f.count < f.max_items)
 			return;
 	}
@@ -667,25 +667,25 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 {
 	int dev = -1;
 
-	atomic_store(&cx->kick, 1);
-	while (atomic_load(&cx->kick)) {
-		if (pthread_mutex_trylock(&cx->exec_lock))
+	atomic_store(&cx->is.kick, 1);
+	while (atomic_load(&cx->is.kick)) {
+		if (pthread_mutex_trylock(&cx->is.exec_lock))
 			return;
-		atomic_store(&cx->kick, 0);
-		if (!cx->stopped) {
-			if (cx->multi_dev && dev < 0 &&
+		atomic_store(&cx->is.kick, 0);
+		if (!cx->is.stopped) {
+			if (cx->cfg.multi_dev && dev < 0 &&
 			    cx_rt.cudaGetDevice(&dev) == cudaSuccess &&
-			    dev != cx->device)
-				cx_rt.cudaSetDevice(cx->device);
-			if (cx->trace)
+			    dev != cx->cfg.device)
+				cx_rt.cudaSetDevice(cx->cfg.device);
+			if (cx->cfg.trace)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
 			cx_fetch_locked(cx, t_submit);
 		}
-		pthread_mutex_unlock(&cx->exec_lock);
+		pthread_mutex_unlock(&cx->is.exec_lock);
 	}
 	/* The caller's current device is its own business. */
-	if (dev >= 0 && dev != cx->device)
+	if (dev >= 0 && dev != cx->cfg.device)
 		cx_rt.cudaSetDevice(dev);
 }
 
@@ -707,16 +707,16 @@ void *cx_fetch_main(void *arg)
 {
 	struct accel_cuda *cx = arg;
 
-	cx_rt.cudaSetDevice(cx->device);
+	cx_rt.cudaSetDevice(cx->cfg.device);
 	pthread_mutex_lock(&cx->lock);
-	while (!cx->stop_fetch) {
+	while (!cx->is.stop_fetch) {
 		struct timespec ts;
 		uint64_t until = cx_mono_ns() + CX_IDLE_NS;
 
 		ts.tv_sec = (time_t)(until / 1000000000ULL);
 		ts.tv_nsec = (long)(until % 1000000000ULL);
-		pthread_cond_timedwait(&cx->fetch_cond, &cx->lock, &ts);
-		if (cx->stop_fetch)
+		pthread_cond_timedwait(&cx->is.fetch_cond, &cx->lock, &ts);
+		if (cx->is.stop_fetch)
 			break;
 		pthread_mutex_unlock(&cx->lock);
 		cx_kick(cx, 0, false);
@@ -725,12 +725,12 @@ void *cx_fetch_main(void *arg)
 	pthread_mutex_unlock(&cx->lock);
 	/* Last pass: what is fetchable now goes to the device. */
 	cx_kick(cx, 0, false);
-	pthread_mutex_lock(&cx->exec_lock);
-	cx->stopped = true;
-	pthread_mutex_unlock(&cx->exec_lock);
+	pthread_mutex_lock(&cx->is.exec_lock);
+	cx->is.stopped = true;
+	pthread_mutex_unlock(&cx->is.exec_lock);
 	pthread_mutex_lock(&cx->lock);
-	cx->fetch_exited = true;
-	pthread_cond_signal(&cx->cond);
+	cx->is.fetch_exited = true;
+	pthread_cond_signal(&cx->cmp.cond);
 	pthread_mutex_unlock(&cx->lock);
 	return NULL;
 }
@@ -743,11 +743,11 @@ void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 	if (!cx)
 		return;
 	pthread_mutex_lock(&cx->lock);
-	d = cx_grow(cx->dead_streams, &cx->capdead, cx->ndead + 1, sizeof(*d));
+	d = cx_grow(cx->is.dead_streams, &cx->is.capdead, cx->is.ndead + 1, sizeof(*d));
 	if (d) {
-		cx->dead_streams = d;
-		d[cx->ndead++] = kstream;
-		atomic_store(&cx->ndead_hint, cx->ndead);
+		cx->is.dead_streams = d;
+		d[cx->is.ndead++] = kstream;
+		atomic_store(&cx->is.ndead_hint, cx->is.ndead);
 	}
 	pthread_mutex_unlock(&cx->lock);
 }

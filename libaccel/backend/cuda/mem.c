@@ -9,12 +9,12 @@
 
 static unsigned int map_find_locked(struct accel_cuda *cx, uint32_t handle)
 {
-	unsigned int lo = 0, hi = cx->nmap;
+	unsigned int lo = 0, hi = cx->mem.nmap;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (cx->map[mid].handle < handle)
+		if (cx->mem.map[mid].handle < handle)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -31,20 +31,20 @@ int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
 
 	if (!cx)
 		return 0;
-	pthread_mutex_lock(&cx->map_lock);
-	m = cx_grow(cx->map, &cx->capmap, cx->nmap + 1, sizeof(*m));
+	pthread_mutex_lock(&cx->mem.map_lock);
+	m = cx_grow(cx->mem.map, &cx->mem.capmap, cx->mem.nmap + 1, sizeof(*m));
 	if (!m) {
-		pthread_mutex_unlock(&cx->map_lock);
+		pthread_mutex_unlock(&cx->mem.map_lock);
 		return -ENOMEM;
 	}
-	cx->map = m;
+	cx->mem.map = m;
 	i = map_find_locked(cx, handle);
-	memmove(&m[i + 1], &m[i], (cx->nmap - i) * sizeof(*m));
+	memmove(&m[i + 1], &m[i], (cx->mem.nmap - i) * sizeof(*m));
 	m[i].handle = handle;
 	m[i].base = (uintptr_t)base;
 	m[i].len = len;
-	cx->nmap++;
-	pthread_mutex_unlock(&cx->map_lock);
+	cx->mem.nmap++;
+	pthread_mutex_unlock(&cx->mem.map_lock);
 	return 0;
 }
 
@@ -52,14 +52,14 @@ static void map_remove(struct accel_cuda *cx, uint32_t handle)
 {
 	unsigned int i;
 
-	pthread_mutex_lock(&cx->map_lock);
+	pthread_mutex_lock(&cx->mem.map_lock);
 	i = map_find_locked(cx, handle);
-	if (i < cx->nmap && cx->map[i].handle == handle) {
-		memmove(&cx->map[i], &cx->map[i + 1],
-			(cx->nmap - i - 1) * sizeof(*cx->map));
-		cx->nmap--;
+	if (i < cx->mem.nmap && cx->mem.map[i].handle == handle) {
+		memmove(&cx->mem.map[i], &cx->mem.map[i + 1],
+			(cx->mem.nmap - i - 1) * sizeof(*cx->mem.map));
+		cx->mem.nmap--;
 	}
-	pthread_mutex_unlock(&cx->map_lock);
+	pthread_mutex_unlock(&cx->mem.map_lock);
 }
 
 /* The host address of byte @off of HOST_ALLOC region @handle, or NULL. */
@@ -69,12 +69,12 @@ void *cx_map_addr(struct accel_cuda *cx, uint32_t handle, uint64_t off,
 	uintptr_t p = 0;
 	unsigned int i;
 
-	pthread_mutex_lock(&cx->map_lock);
+	pthread_mutex_lock(&cx->mem.map_lock);
 	i = map_find_locked(cx, handle);
-	if (i < cx->nmap && cx->map[i].handle == handle &&
-	    off <= cx->map[i].len && len <= cx->map[i].len - off)
-		p = cx->map[i].base + off;
-	pthread_mutex_unlock(&cx->map_lock);
+	if (i < cx->mem.nmap && cx->mem.map[i].handle == handle &&
+	    off <= cx->mem.map[i].len && len <= cx->mem.map[i].len - off)
+		p = cx->mem.map[i].base + off;
+	pthread_mutex_unlock(&cx->mem.map_lock);
 	return (void *)p;
 }
 
@@ -83,7 +83,7 @@ static int accel_cuda_malloc(struct accel_ctx *ctx, size_t size, void **ptr)
 	struct accel_cuda *cx = cx_of(ctx);
 	cudaError_t e;
 
-	cx_rt.cudaSetDevice(cx->device);
+	cx_rt.cudaSetDevice(cx->cfg.device);
 	e = cx_rt.cudaMalloc(ptr, size);
 	if (e != cudaSuccess)
 		return cx_error(cx, e, "cudaMalloc");
@@ -136,7 +136,7 @@ void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 	size_t len = r->map_len ? r->map_len : r->size;
 	cudaError_t e;
 
-	cx_rt.cudaSetDevice(cx->device);
+	cx_rt.cudaSetDevice(cx->cfg.device);
 	/*
 	 * Best effort: without it CUDA stages the copy (slow, still right).
 	 * Ranges that share a page with a registered one fail here.
@@ -152,7 +152,7 @@ void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 void cx_region_cleanup(struct accel_cuda *cx,
 		       const struct accel_region *r)
 {
-	cx_rt.cudaSetDevice(cx->device);
+	cx_rt.cudaSetDevice(cx->cfg.device);
 	if (r->cuda_pinned)
 		cx_rt.cudaHostUnregister((void *)r->base);
 	switch (r->kind) {
@@ -195,8 +195,8 @@ int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
 		return -ENOMEM;
 	z->r = *r;
 	pthread_mutex_lock(&cx->lock);
-	z->next = cx->zombies;
-	cx->zombies = z;
+	z->next = cx->mem.zombies;
+	cx->mem.zombies = z;
 	pthread_mutex_unlock(&cx->lock);
 	/* It may have retired meanwhile, with no completion to come. */
 	cx_zombies_retry(cx);
@@ -208,8 +208,8 @@ void cx_zombies_retry(struct accel_cuda *cx)
 	struct cx_zombie *list, *z, *keep = NULL;
 
 	pthread_mutex_lock(&cx->lock);
-	list = cx->zombies;
-	cx->zombies = NULL;
+	list = cx->mem.zombies;
+	cx->mem.zombies = NULL;
 	pthread_mutex_unlock(&cx->lock);
 	while ((z = list)) {
 		int ret;
@@ -229,8 +229,8 @@ void cx_zombies_retry(struct accel_cuda *cx)
 	pthread_mutex_lock(&cx->lock);
 	for (z = keep; z->next; z = z->next)
 		;
-	z->next = cx->zombies;
-	cx->zombies = keep;
+	z->next = cx->mem.zombies;
+	cx->mem.zombies = keep;
 	pthread_mutex_unlock(&cx->lock);
 }
 

@@ -10,7 +10,7 @@ __thread uint64_t cx_tl_submit_ns;
 
 void accel_cuda_mark_submit(struct accel_ctx *ctx)
 {
-	if (cx_of(ctx) && cx_of(ctx)->trace)
+	if (cx_of(ctx) && cx_of(ctx)->cfg.trace)
 		cx_tl_submit_ns = cx_mono_ns();
 }
 
@@ -20,7 +20,7 @@ void accel_cuda_trace_wait(struct accel_ctx *ctx)
 	struct accel_cuda *cx = cx_of(ctx);
 	uint64_t last;
 
-	if (!cx || !cx->trace)
+	if (!cx || !cx->cfg.trace)
 		return;
 	last = atomic_load(&cx->tr.last_done);
 	atomic_fetch_add(&cx->tr.waits, 1);
