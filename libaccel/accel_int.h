@@ -16,6 +16,8 @@
 #include "accelstream.h"
 #include "accel.h"
 #include "transport.h"
+#include <syslog.h>
+
 #include "backend.h"
 
 #define ACCEL_EXPORT __attribute__((visibility("default")))
@@ -221,5 +223,18 @@ void accel_clear_error(void);
 
 /* Environment (context.c). */
 bool accel_env_flag(const char *name);
+
+/*
+ * Logging (log.c): never to stderr by itself. accel_log() passes a message
+ * (syslog priority) to the log callback, or to stderr when ACCEL_LOG asks;
+ * accel_log_asked() is for a diagnostic the user turned on by name;
+ * accel_error() sets the thread's accel_last_error_string() and logs it.
+ */
+void accel_log(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void accel_log_asked(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void accel_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 #endif /* LIBACCEL_INT_H */

@@ -108,10 +108,7 @@ static int pick_backend(const struct accel_backend_ops **out, bool *auto_)
 		*out = NULL;
 		return 0;
 	}
-	fprintf(stderr,
-		"libaccel: ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)\n",
-		b);
-	accel_set_error("ACCEL_BACKEND=%s: unknown backend", b);
+	accel_error("ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)", b);
 	return -EINVAL;
 }
 
@@ -122,9 +119,7 @@ static int start_backend(struct accel_ctx *ctx,
 	unsigned int i;
 
 	if (!b && !auto_) {
-		fprintf(stderr, "libaccel: ACCEL_BACKEND=cuda: %s\n",
-			"this libaccel was built without CUDA; rebuild it where the CUDA toolkit is installed");
-		accel_set_error("libaccel was built without CUDA (no cuda_runtime_api.h at build time)");
+		accel_error("ACCEL_BACKEND=cuda: libaccel was built without CUDA (no cuda_runtime_api.h at build time); rebuild it where the CUDA toolkit is installed");
 		return -ENODEV;
 	}
 	if (!auto_) {
@@ -172,34 +167,25 @@ static int pick_transport(const struct accel_transport_ops **ops,
 		} else if (!strcmp(t, "inproc")) {
 			*ops = &accel_transport_inproc;
 		} else {
-			fprintf(stderr,
-				"libaccel: ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)\n",
-				t);
-			accel_set_error("ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)",
-					t);
+			accel_error("ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)",
+				    t);
 			return -EINVAL;
 		}
 		ret = (*ops)->open(tp);
 		if (ret && *ops == &accel_transport_kernel) {
-			fprintf(stderr,
-				"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)\n",
-				strerror(-ret));
-			accel_set_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
-					strerror(-ret));
+			accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
+				    strerror(-ret));
 		} else if (ret) {
-			accel_set_error("%s transport: %s", (*ops)->name,
-					strerror(-ret));
+			accel_error("%s transport: %s", (*ops)->name,
+				    strerror(-ret));
 		}
 		return ret;
 	}
 	*ops = &accel_transport_kernel;
 	ret = (*ops)->open(tp);
 	if (ret) {
-		fprintf(stderr,
-			"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model\n",
-			strerror(-ret));
-		accel_set_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
-				strerror(-ret));
+		accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
+			    strerror(-ret));
 		return -ENODEV;
 	}
 	return 0;
@@ -212,22 +198,15 @@ static int check_abi(struct accel_ctx *ctx)
 	memset(&ctx->info, 0, sizeof(ctx->info));
 	ret = accel_ioctl(ctx, ACCEL_IOC_GET_INFO, &ctx->info);
 	if (ret) {
-		fprintf(stderr, "libaccel: %s transport: GET_INFO failed: %s\n",
-			ctx->ops->name, strerror(-ret));
-		accel_set_error("%s transport: GET_INFO failed: %s",
-				ctx->ops->name, strerror(-ret));
+		accel_error("%s transport: GET_INFO failed: %s",
+			    ctx->ops->name, strerror(-ret));
 		return ret;
 	}
 	if (ctx->info.abi_version != ACCEL_ABI_VERSION) {
-		fprintf(stderr,
-			"libaccel: the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s\n",
-			ctx->info.abi_version, ACCEL_ABI_VERSION,
-			ctx->info.abi_version > ACCEL_ABI_VERSION ?
-			"libaccel" : "the accelstream module");
-		accel_set_error("the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s",
-				ctx->info.abi_version, ACCEL_ABI_VERSION,
-				ctx->info.abi_version > ACCEL_ABI_VERSION ?
-				"libaccel" : "the accelstream module");
+		accel_error("the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s",
+			    ctx->info.abi_version, ACCEL_ABI_VERSION,
+			    ctx->info.abi_version > ACCEL_ABI_VERSION ?
+			    "libaccel" : "the accelstream module");
 		return -EPROTO;
 	}
 	return 0;

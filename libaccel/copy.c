@@ -44,8 +44,8 @@ static void warn_staging(const char *what)
 		return;
 	if (atomic_exchange(&warned_staging, true))
 		return;
-	fprintf(stderr,
-		"libaccel: ACCEL_SYNC_DEBUG: a copy %s pageable memory is staged through a bounce buffer (not asynchronous on the host side); use accel_host_alloc() or accel_host_register() (reported once)\n",
+	accel_log_asked(LOG_WARNING,
+		"ACCEL_SYNC_DEBUG: a copy %s pageable memory is staged through a bounce buffer (not asynchronous on the host side); use accel_host_alloc() or accel_host_register() (reported once)",
 		what);
 }
 

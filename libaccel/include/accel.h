@@ -267,6 +267,18 @@ const char *accel_strerror(int err);
 const char *accel_last_error_string(void);
 
 /*
+ * Logging, as libkmod's kmod_set_log_fn(): libaccel never writes to stderr
+ * by itself. @fn receives every message libaccel has (a failed context
+ * creation's reason, a device lost, a background thread's failure, the
+ * ACCEL_TRACE breakdown), with its syslog(3) priority (LOG_ERR 3 ...
+ * LOG_DEBUG 7); NULL restores the default: nothing, or stderr for the
+ * priorities ACCEL_LOG asks (1 or err, warning, info, debug). Process-wide;
+ * @fn may be called from libaccel's own threads.
+ */
+typedef void (*accel_log_fn)(void *data, int priority, const char *msg);
+void accel_set_log_fn(accel_log_fn fn, void *data);
+
+/*
  * A lost context: -ENOTRECOVERABLE. The context's device hit a sticky
  * error (an illegal address, say): its streams failed with -EIO, and every
  * later call on the context returns -ENOTRECOVERABLE, except the destroy,

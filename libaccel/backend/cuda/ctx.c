@@ -29,8 +29,8 @@ static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	accel_set_error("%s", buf);
-	if (!quiet)
-		fprintf(stderr, "libaccel: ACCEL_BACKEND=cuda: %s\n", buf);
+	/* auto mode tries cuda quietly: no GPU there is no error. */
+	accel_log(quiet ? LOG_DEBUG : LOG_ERR, "ACCEL_BACKEND=cuda: %s", buf);
 	return ret;
 }
 

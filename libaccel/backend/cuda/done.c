@@ -200,8 +200,8 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 		c.count = chunk;
 		ret = accel_ioctl(cx->ctx, ACCEL_IOC_EXEC_COMPLETE, &c);
 		if (ret)
-			fprintf(stderr, "libaccel: cuda: EXEC_COMPLETE: %s\n",
-				strerror(-ret));
+			accel_log(LOG_ERR, "cuda: EXEC_COMPLETE: %s",
+				  strerror(-ret));
 		i += chunk;
 	}
 	if (cx->cfg.trace) {

@@ -633,8 +633,8 @@ static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
 		ret = accel_ioctl(cx->ctx, ACCEL_IOC_EXEC_FETCH, &f);
 		if (ret) {
 			if (ret != -ETIME && ret != -EINTR && ret != -ENXIO)
-				fprintf(stderr, "libaccel: cuda: EXEC_FETCH: %s\n",
-					strerror(-ret));
+				accel_log(LOG_ERR, "cuda: EXEC_FETCH: %s",
+					  strerror(-ret));
 			return;
 		}
 		if (cx->cfg.trace)

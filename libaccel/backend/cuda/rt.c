@@ -105,7 +105,7 @@ void cx_set_lost(struct accel_cuda *cx, cudaError_t e, const char *call)
 	cuda_describe(cx->lost_why, sizeof(cx->lost_why), e, call);
 	/* Readers test ->lost first, then read ->lost_why. */
 	atomic_store(&cx->lost, true);
-	fprintf(stderr, "libaccel: cuda: context lost: %s\n", cx->lost_why);
+	accel_log(LOG_ERR, "cuda: context lost: %s", cx->lost_why);
 }
 
 /* An error from a CUDA call: -errno, and lost if it is sticky. */

@@ -34,14 +34,16 @@ void cx_trace_print(struct accel_cuda *cx)
 	uint64_t n = atomic_load(&t->ranges), w = atomic_load(&t->waits);
 	double d = n ? (double)n * 1e3 : 1.0;
 
-	fprintf(stderr,
-		"libaccel: trace: %llu ranges (%llu seen done by a waiter, %llu by the completion thread); fetch passes %llu inline after a submit, %llu after completions or by the fetch thread; completion thread slept %llu times\n"
-		"libaccel: trace: mean us per range: submit->fetch %.2f, fetch->enqueued %.2f, enqueued->seen done %.2f, seen->COMPLETE returned %.2f; COMPLETE->waiter returned %.2f (%llu waits)\n",
+	/* ACCEL_TRACE=1 asked for it: logged even without ACCEL_LOG. */
+	accel_log_asked(LOG_INFO,
+		"trace: %llu ranges (%llu seen done by a waiter, %llu by the completion thread); fetch passes %llu inline after a submit, %llu after completions or by the fetch thread; completion thread slept %llu times",
 		(unsigned long long)n, (unsigned long long)atomic_load(&t->by_waiter),
 		(unsigned long long)(n - atomic_load(&t->by_waiter)),
 		(unsigned long long)atomic_load(&t->passes_inline),
 		(unsigned long long)atomic_load(&t->passes_thread),
-		(unsigned long long)atomic_load(&t->done_woken),
+		(unsigned long long)atomic_load(&t->done_woken));
+	accel_log_asked(LOG_INFO,
+		"trace: mean us per range: submit->fetch %.2f, fetch->enqueued %.2f, enqueued->seen done %.2f, seen->COMPLETE returned %.2f; COMPLETE->waiter returned %.2f (%llu waits)",
 		(double)atomic_load(&t->submit_fetch) / d,
 		(double)atomic_load(&t->fetch_enq) / d,
 		(double)atomic_load(&t->enq_seen) / d,

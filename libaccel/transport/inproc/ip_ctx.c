@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ip.h"
+#include "accel_int.h"
 
 int ip_idr_alloc(struct ip_idr *idr, void *p, u32 max_live, u32 *handle)
 {
@@ -211,9 +212,8 @@ static u64 env_limit_mb(const char *name, u64 def)
 	errno = 0;
 	mb = strtoull(v, &end, 10);
 	if (errno || *end || *v == '-' || mb > (UINT64_MAX >> 20)) {
-		fprintf(stderr,
-			"libaccel: %s=%s: not a size in MiB; using %llu\n",
-			name, v, (unsigned long long)def);
+		accel_log(LOG_WARNING, "%s=%s: not a size in MiB; using %llu",
+			  name, v, (unsigned long long)def);
 		return def << 20;
 	}
 	return (u64)mb << 20;
