@@ -93,8 +93,8 @@ libaccel_suite() {
 		step "libaccel-$mode-$t" env ACCEL_TRANSPORT=inproc \
 			ASAN_OPTIONS=detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-			TSAN_OPTIONS=halt_on_error=1 \
-			timeout 300 "libaccel/build/$dir/$t"
+			TSAN_OPTIONS=halt_on_error=1 TEST_TIMEOUT=300 \
+			libaccel/test/runtests.sh "libaccel/build/$dir" "$t"
 	done
 }
 if [ -f libaccel/Makefile ]; then
@@ -146,10 +146,12 @@ vm_payload() {
 		for t in $(sed -n 's/^TEST_GEN_PROGS := //p' selftests/accelstream/Makefile); do
 			echo "ksft-$t $t"
 		done
+		# libaccel's programs through its one runner, which marks the
+		# kernel log and fails a program on a report logged since.
 		for t in "$p"/bin/libaccel-*; do
 			t=${t##*/}
 			case $t in *.sh) continue ;; esac
-			echo "$t ACCEL_TRANSPORT=kernel $t"
+			echo "$t ACCEL_TRANSPORT=kernel RUNTESTS_KLOG=1 TEST_TIMEOUT=280 sh /payload/bin/libaccel-runtests.sh /payload/bin $t"
 		done
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
