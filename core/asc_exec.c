@@ -72,15 +72,18 @@ static struct asc_timeline *exec_item_init(const struct asc_entry *e,
 
 /**
  * asc_exec_check_done() - is an executor's completion acceptable?
- * @tl: the stream's timeline.
+ * @tl: the stream's timeline, NULL when no stream (live or draining) has
+ *	the handle.
  * @d: the completion.
  *
- * Return: 0, or -EINVAL for a positive status or a sequence number that was
- * not handed out or has retired already.
+ * Return: 0; -ENOENT for an unknown stream; -EINVAL for a positive status
+ * or a sequence number that was not handed out or has retired already.
  */
 int asc_exec_check_done(const struct asc_timeline *tl,
 			const struct accel_exec_done *d)
 {
+	if (!tl)
+		return -ENOENT;
 	if (d->status > 0 || d->seq <= tl->completed || d->seq > tl->fetched)
 		return -EINVAL;
 	return 0;

@@ -196,24 +196,6 @@ static struct as_stream *as_exec_stream_locked(struct as_ctx *ctx, u32 handle)
 	return NULL;
 }
 
-/* Retire @s up to @d->seq; what failed stays sticky and the rest goes. */
-static int as_exec_done_locked(struct as_ctx *ctx,
-			       const struct accel_exec_done *d,
-			       struct as_freelist *fl)
-{
-	struct as_stream *s = as_exec_stream_locked(ctx, d->stream);
-	int ret, status;
-
-	if (!s)
-		return -ENOENT;
-	ret = asc_exec_check_done(&s->tl, d);
-	if (ret)
-		return ret;
-	while (asc_exec_done_next(&s->tl, &s->q, d, &status))
-		as_retire_locked(ctx, s, status, fl);
-	return 0;
-}
-
 /**
  * as_exec_complete_ioctl() - %ACCEL_IOC_EXEC_COMPLETE
  * @ctx: the context.
@@ -227,8 +209,8 @@ int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg)
 	struct accel_exec_complete req;
 	struct accel_exec_done *done;
 	struct as_freelist fl;
+	int ret = 0, status;
 	u32 i;
-	int ret = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -248,8 +230,15 @@ int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg)
 	spin_lock(&ctx->lock);
 	if (!ctx->executor)
 		ret = -ENXIO;
-	for (i = 0; !ret && i < req.count; i++)
-		ret = as_exec_done_locked(ctx, &done[i], &fl);
+	/* Each retires its stream up to its seq, as the core says. */
+	for (i = 0; !ret && i < req.count; i++) {
+		struct as_stream *s = as_exec_stream_locked(ctx, done[i].stream);
+
+		ret = asc_exec_check_done(s ? &s->tl : NULL, &done[i]);
+		while (!ret &&
+		       asc_exec_done_next(&s->tl, &s->q, &done[i], &status))
+			as_retire_locked(ctx, s, status, &fl);
+	}
 	spin_unlock(&ctx->lock);
 	as_freelist_free(ctx, &fl);
 out_free:

@@ -175,6 +175,19 @@ static void region_undo(struct accel_ctx *ctx, struct accel_region *r)
 	ctx->backend->unmap(ctx, r);
 }
 
+/* Enter a new region in the context's table, or undo it. */
+static int region_publish(struct accel_ctx *ctx, struct accel_region *r)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctx->lock);
+	ret = region_insert_locked(ctx, r);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret)
+		region_undo(ctx, r);
+	return ret;
+}
+
 ACCEL_EXPORT
 int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 		     unsigned int flags)
@@ -197,14 +210,9 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 	r.base = (uintptr_t)p;
 	r.size = size;
 	ctx->backend->host_pin(ctx, &r);
-	pthread_mutex_lock(&ctx->lock);
-	ret = region_insert_locked(ctx, &r);
-	pthread_mutex_unlock(&ctx->lock);
-	if (ret) {
-		region_undo(ctx, &r);
-		goto out;
-	}
-	*ptr = p;
+	ret = region_publish(ctx, &r);
+	if (!ret)
+		*ptr = p;
 out:
 	accel_ctx_put(ctx);
 	return ret;
@@ -278,14 +286,9 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 	ret = ctx->backend->device_alloc(ctx, size, &r);
 	if (ret)
 		goto out;
-	pthread_mutex_lock(&ctx->lock);
-	ret = region_insert_locked(ctx, &r);
-	pthread_mutex_unlock(&ctx->lock);
-	if (ret) {
-		region_undo(ctx, &r);
-		goto out;
-	}
-	*dev_ptr = (void *)r.base;
+	ret = region_publish(ctx, &r);
+	if (!ret)
+		*dev_ptr = (void *)r.base;
 out:
 	accel_ctx_put(ctx);
 	return ret;

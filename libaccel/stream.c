@@ -373,26 +373,6 @@ void accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle)
 	accel_ioctl(ctx, ACCEL_IOC_EVENT_DESTROY, &h);
 }
 
-int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
-		uint32_t count, uint32_t flags, uint64_t timeout_ns,
-		uint32_t *first)
-{
-	struct accel_wait w;
-	int ret;
-
-	memset(&w, 0, sizeof(w));
-	w.entries = (uint64_t)(uintptr_t)ents;
-	w.count = count;
-	w.flags = flags;
-	w.timeout_ns = accel_deadline(timeout_ns);
-	do {
-		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
-	} while (ret == -EINTR);
-	if ((!ret || ret == -EIO) && first)
-		*first = w.first_signaled;
-	return ret;
-}
-
 /* WAIT as a poll: -ETIME while not satisfied. */
 static int kwait_poll(struct accel_ctx *ctx, void *arg)
 {
@@ -406,27 +386,45 @@ static int kwait_poll(struct accel_ctx *ctx, void *arg)
 	return ret;
 }
 
-/* accel_kwait() for a user's wait: polls the device first (cuda). */
-int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
-		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
-		     uint32_t *first)
+/* A WAIT until done or the deadline; @user: polls the device first. */
+static int kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		 uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		 uint32_t *first, bool user)
 {
 	struct accel_wait w;
-	int ret;
+	int ret = -ETIME;
 
 	memset(&w, 0, sizeof(w));
 	w.entries = (uint64_t)(uintptr_t)ents;
 	w.count = count;
 	w.flags = flags;
 	w.timeout_ns = accel_deadline(timeout_ns);
-	ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	if (user)
+		ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	/* The deadline is absolute, so a restart keeps it. */
 	while (ret == -ETIME || ret == -EINTR) {
 		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
 		if (ret != -EINTR)
 			break;
 	}
-	ctx->backend->trace_wait(ctx);
+	if (user)
+		ctx->backend->trace_wait(ctx);
 	if ((!ret || ret == -EIO) && first)
 		*first = w.first_signaled;
 	return ret;
+}
+
+int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		uint32_t *first)
+{
+	return kwait(ctx, ents, count, flags, timeout_ns, first, false);
+}
+
+/* accel_kwait() for a user's wait: polls the device first (cuda). */
+int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		     uint32_t *first)
+{
+	return kwait(ctx, ents, count, flags, timeout_ns, first, true);
 }

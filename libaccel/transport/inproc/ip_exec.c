@@ -17,20 +17,32 @@ static bool any_worker_copying_locked(struct ip_ctx *c)
 	return false;
 }
 
-int ip_exec_attach(struct ip_ctx *c, void *arg)
+/*
+ * Check an attach or detach request and take the lock, with an executor
+ * attached as @attached says; else @err, unlocked.
+ */
+static int exec_lock_as(struct ip_ctx *c, void *arg, bool attached, int err)
 {
-	struct accel_exec_attach *a = arg;
-	struct ip_node *n;
-	int ret;
+	int ret = asc_check_exec_attach(arg);
 
-	ret = asc_check_exec_attach(a);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
-	if (c->executor) {
+	if (c->executor != attached) {
 		pthread_mutex_unlock(&c->lock);
-		return -EBUSY;
+		return err;
 	}
+	return 0;
+}
+
+int ip_exec_attach(struct ip_ctx *c, void *arg)
+{
+	struct ip_node *n;
+	int ret;
+
+	ret = exec_lock_as(c, arg, false, -EBUSY);
+	if (ret)
+		return ret;
 	c->executor = true;
 	/* A copy in progress finishes first: the executor starts after it. */
 	while (any_worker_copying_locked(c))
@@ -46,18 +58,12 @@ int ip_exec_attach(struct ip_ctx *c, void *arg)
 
 int ip_exec_detach(struct ip_ctx *c, void *arg)
 {
-	struct accel_exec_attach *a = arg;
 	struct ip_node *n;
 	int ret;
 
-	ret = asc_check_exec_attach(a);
+	ret = exec_lock_as(c, arg, true, -ENXIO);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&c->lock);
-	if (!c->executor) {
-		pthread_mutex_unlock(&c->lock);
-		return -ENXIO;
-	}
 	/* What was handed out and not completed fails; the rest runs here. */
 	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
 		struct ip_stream *s = container_of(n, struct ip_stream, node);
@@ -151,27 +157,12 @@ static struct ip_stream *exec_stream_locked(struct ip_ctx *c, u32 handle)
 	return NULL;
 }
 
-static int exec_done_locked(struct ip_ctx *c, const struct accel_exec_done *d)
-{
-	struct ip_stream *s = exec_stream_locked(c, d->stream);
-	int ret, status;
-
-	if (!s)
-		return -ENOENT;
-	ret = asc_exec_check_done(&s->tl, d);
-	if (ret)
-		return ret;
-	while (asc_exec_done_next(&s->tl, &s->q, d, &status))
-		ip_retire_locked(s, status);
-	return 0;
-}
-
 int ip_exec_complete(struct ip_ctx *c, void *arg)
 {
 	struct accel_exec_complete *cm = arg;
 	struct accel_exec_done *done;
+	int ret, status;
 	u32 i;
-	int ret = 0;
 
 	ret = asc_check_exec_complete(cm, ASC_MAX_SUBMIT);
 	if (ret)
@@ -187,9 +178,15 @@ int ip_exec_complete(struct ip_ctx *c, void *arg)
 	pthread_mutex_lock(&c->lock);
 	if (!c->executor)
 		ret = -ENXIO;
+	/* Retiring in bulk: one broadcast at the end. */
 	c->quiet_retire = true;
-	for (i = 0; !ret && i < cm->count; i++)
-		ret = exec_done_locked(c, &done[i]);
+	for (i = 0; !ret && i < cm->count; i++) {
+		struct ip_stream *s = exec_stream_locked(c, done[i].stream);
+
+		ret = asc_exec_check_done(s ? &s->tl : NULL, &done[i]);
+		while (!ret && asc_exec_done_next(&s->tl, &s->q, &done[i], &status))
+			ip_retire_locked(s, status);
+	}
 	c->quiet_retire = false;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
