@@ -414,17 +414,26 @@ static int host_signal_on_complete(void)
 	return T_PASS;
 }
 
+/* Attach, queue a NOP on s1 and fetch it: one item in @it. */
+static int attach_fetch_one(struct accel_exec_item *it, uint32_t max)
+{
+	uint32_t n = 0;
+	int ret = attach();
+
+	if (!ret)
+		ret = submit1(fx.s1, d_nop(), NULL);
+	if (!ret)
+		ret = fetch(it, max, deadline_in(SURE_NS), &n);
+	return ret ? ret : (n == 1 ? 0 : -EPROTO);
+}
+
 static int failure_is_sticky_and_cancels_the_rest(void)
 {
 	struct accel_stream_sync ss = { 0 };
 	struct accel_exec_item it[4];
 	struct accel_stream_query q;
-	uint32_t n;
 
-	CHECK_OK(attach());
-	CHECK_OK(submit1(fx.s1, d_nop(), NULL));
-	CHECK_OK(fetch(it, 4, deadline_in(SURE_NS), &n));
-	CHECK(n == 1);
+	CHECK_OK(attach_fetch_one(it, 4));
 	CHECK_OK(submit1(fx.s1, d_nop(), NULL));
 	CHECK_OK(done(fx.s1, 1, -EIO));
 	CHECK_OK(query(fx.s1, &q));
@@ -441,12 +450,8 @@ static int detach_fails_fetched_work_and_resumes_the_engine(void)
 {
 	struct accel_exec_item it[4];
 	struct accel_stream_query q;
-	uint32_t n;
 
-	CHECK_OK(attach());
-	CHECK_OK(submit1(fx.s1, d_nop(), NULL));
-	CHECK_OK(fetch(it, 4, deadline_in(SURE_NS), &n));
-	CHECK(n == 1);
+	CHECK_OK(attach_fetch_one(it, 4));
 	CHECK_OK(submit1(fx.s2, d_copy(fx.rb, 0, fx.ra, 0, fx.pg), NULL));
 	CHECK_OK(detach());
 	CHECK_RET(drain(fx.s1), -EIO);

@@ -112,6 +112,25 @@ static inline int t_check_fill(const void *p, size_t n, unsigned int seed)
 }
 
 /*
+ * The usual copy setup on the current context: a stream, @n bytes of
+ * device memory and @n bytes of pinned host memory. 0 or -errno.
+ */
+static inline int t_copy_setup(size_t n, accel_stream_t *s, void **dev,
+			       unsigned char **host)
+{
+	int ret;
+
+	if (!t_ctx())
+		return -ENODEV;
+	ret = accel_stream_create(NULL, 0, 0, s);
+	if (!ret)
+		ret = accel_malloc(NULL, dev, n);
+	if (!ret)
+		ret = accel_host_alloc(NULL, (void **)host, n, 0);
+	return ret;
+}
+
+/*
  * Set by tests that fork children which create their own contexts: the
  * parent must not probe, as a CUDA backend does not survive fork().
  */
