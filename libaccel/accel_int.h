@@ -104,6 +104,11 @@ struct accel_ctx {
 
 	struct accel_ctx *next_ctx;	/* global list, under the handle lock */
 	bool dead;
+	/*
+	 * A user event at 1 that every user's wait also waits on, failed by
+	 * accel_context_destroy(): a thread blocked in a wait then returns.
+	 */
+	uint32_t doom;
 
 	/* Who runs the queues (backend.h), and that backend's own state. */
 	const struct accel_backend_ops *backend;
@@ -150,6 +155,8 @@ static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 /* The context named by @ctx, or the current one for NULL; referenced. */
 int accel_ctx_get(accel_context *ctx, struct accel_ctx **out);
 void accel_ctx_put(struct accel_ctx *ctx);
+/* The calling thread's current context (or the primary), lost or not. */
+int accel_ctx_get_current(struct accel_ctx **out);
 /* Call @fn on every live context until it returns nonzero. */
 int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg);
 int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
@@ -158,22 +165,45 @@ void accel_child_unlink(struct accel_child *child);
 /* A stream handle, ACCEL_STREAM_DEFAULT included; referenced. */
 int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out);
 void accel_stream_put(struct accel_stream_impl *s);
+/*
+ * A failed stream fails every call on it: the calls that queue nothing
+ * (0 bytes, a getter) ask for its sticky -EIO here.
+ */
+int accel_stream_error(struct accel_stream_impl *s);
 int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 		 const struct accel_desc *descs, uint32_t count, uint64_t *seq);
 int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
 			uint32_t *handle);
-void accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);
+int accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);
 int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		uint32_t *first);
+/*
+ * A user's wait: @ents has room for @count + 1 entries, the last one the
+ * context's doom event; -ENOENT once the context is destroyed.
+ */
 int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		     uint32_t *first);
+/* The same with an absolute CLOCK_MONOTONIC deadline. */
+int accel_kwait_user_until(struct accel_ctx *ctx,
+			   struct accel_wait_entry *ents, uint32_t count,
+			   uint32_t flags, uint64_t deadline, uint32_t *first);
+/* The most events one accel_event_wait() takes: the doom entry is ours. */
+#define ACCEL_USER_WAIT_MAX(ctx)	((ctx)->info.max_wait - 1)
 uint64_t accel_deadline(uint64_t timeout_ns);
+int accel_doom_init(struct accel_ctx *ctx);
+void accel_doom(struct accel_ctx *ctx);
 
 /* Region lookup under ctx->lock: the region holding [ptr, ptr + len). */
 struct accel_region *accel_region_find_locked(struct accel_ctx *ctx,
 					      uintptr_t ptr);
+/*
+ * @ptr is in a region of another context than @self: that region and the
+ * context's handle. Memory belongs to the context that pinned it.
+ */
+bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
+			  struct accel_region *r, uint64_t *owner);
 /* Library-owned pinned buffers, for staging pageable memory. */
 int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 		       void **ptr, size_t *map_len);

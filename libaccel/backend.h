@@ -30,6 +30,15 @@
 struct accel_ctx;
 struct accel_region;
 
+/* What a backend says of the context's device (device.c). */
+struct accel_backend_device {
+	char name[256];
+	uint64_t total_mem;	/* bytes (CUDA: cudaDeviceProp.totalGlobalMem) */
+	unsigned int copy_engines;	/* CUDA: cudaDeviceProp.asyncEngineCount */
+	int device;		/* the ordinal the context runs on */
+	int count;		/* devices the backend can run on */
+};
+
 /*
  * A context whose device hit a sticky error: every later call on it fails
  * with this, destroy excepted. accel_last_error_string() says why.
@@ -66,10 +75,14 @@ struct accel_region;
  *	when there was device work to look at.
  * @wait_fast: before a blocking wait until absolute @deadline: poll
  *	completions from this thread while work is on the device; @poll_fn
- *	is the wait with a past deadline (-ETIME while not satisfied). Its
- *	last answer, or -ETIME when the caller must wait in the transport.
+ *	is the wait with a past deadline (-ETIME while not satisfied), called
+ *	at least once. Its last answer; -ETIME: the caller waits in the
+ *	transport.
  * @mark_submit: ACCEL_TRACE: the time of a submit (this thread).
  * @trace_wait: ACCEL_TRACE: a wait returned.
+ * @device_query: what the context's device is; 0 or -errno.
+ * @mem_info: free and total bytes of the context's device memory; 0,
+ *	-EOPNOTSUPP when the backend cannot tell, or -errno.
  */
 struct accel_backend_ops {
 	const char *name;
@@ -96,6 +109,10 @@ struct accel_backend_ops {
 			 uint64_t deadline);
 	void (*mark_submit)(struct accel_ctx *ctx);
 	void (*trace_wait)(struct accel_ctx *ctx);
+	int (*device_query)(struct accel_ctx *ctx,
+			    struct accel_backend_device *out);
+	int (*mem_info)(struct accel_ctx *ctx, size_t *free_bytes,
+			size_t *total_bytes);
 };
 
 /* The backends this libaccel was built with. */

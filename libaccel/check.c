@@ -10,10 +10,13 @@
  * retires (a host function queued after it).
  *
  * Limits: page granularity (a write elsewhere in a protected page is
- * reported too, and a source's partial first/last page outside the region
- * is not protected); pages that are also the destination of a queued copy
- * are left writable; at most CHECK_SLOTS copies are watched at once; a
- * program that installs its own SIGSEGV handler afterwards disables it.
+ * reported too, as outside the buffer with its signed offset, and a
+ * source's partial first/last page outside the region is not protected);
+ * pages that are also the destination of a queued copy are left writable;
+ * at most CHECK_SLOTS copies are watched at once; a program that installs
+ * its own SIGSEGV handler afterwards disables it; the kernel writing into
+ * a watched page (read(2), recv(2) and the like) raises no signal: that
+ * system call fails with EFAULT, unreported (libaccel(7)).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +65,18 @@ bool accel_check_enabled(void)
 	return state > 0;
 }
 
+/* The watched source buffer (not page) that holds @addr, if any. */
+static const struct check_entry *watched_buffer(uintptr_t addr)
+{
+	int i;
+
+	for (i = 0; i < CHECK_SLOTS; i++)
+		if (entries[i].kind == CHECK_SRC && addr >= entries[i].buf &&
+		    addr - entries[i].buf < entries[i].len)
+			return &entries[i];
+	return NULL;
+}
+
 static void segv_handler(int sig, siginfo_t *si, void *uc)
 {
 	uintptr_t addr = (uintptr_t)si->si_addr;
@@ -70,17 +85,31 @@ static void segv_handler(int sig, siginfo_t *si, void *uc)
 
 	(void)uc;
 	for (i = 0; si->si_code == SEGV_ACCERR && i < CHECK_SLOTS; i++) {
-		struct check_entry *e = &entries[i];
+		const struct check_entry *e = &entries[i], *in;
 
 		if (e->kind != CHECK_SRC || addr < e->start || addr >= e->end)
 			continue;
-		n = snprintf(msg, sizeof(msg),
-			     "libaccel: ACCEL_CHECK: write to %p, inside the source buffer %p (%zu bytes, offset %zu) of a copy still in flight: stream %#llx, descriptor seq %llu, pinned region %p (%zu bytes)\n",
-			     (void *)addr, (void *)e->buf, e->len,
-			     (size_t)(addr - e->buf),
-			     (unsigned long long)e->stream,
-			     (unsigned long long)e->seq, (void *)e->rbase,
-			     e->rsize);
+		/* A buffer that holds the address is the better report. */
+		in = watched_buffer(addr);
+		if (in) {
+			e = in;
+			n = snprintf(msg, sizeof(msg),
+				     "libaccel: ACCEL_CHECK: write to %p, inside the source buffer %p (%zu bytes, offset %zu) of a copy still in flight: stream %#llx, descriptor seq %llu, pinned region %p (%zu bytes)\n",
+				     (void *)addr, (void *)e->buf, e->len,
+				     (size_t)(addr - e->buf),
+				     (unsigned long long)e->stream,
+				     (unsigned long long)e->seq,
+				     (void *)e->rbase, e->rsize);
+		} else {
+			n = snprintf(msg, sizeof(msg),
+				     "libaccel: ACCEL_CHECK: write to %p, outside the source buffer %p (%zu bytes, offset %+lld) but in a page watched for it (pages are write-protected whole; this write is not to the copy's bytes, keep other data out of an in-flight source's pages): stream %#llx, descriptor seq %llu, pinned region %p (%zu bytes)\n",
+				     (void *)addr, (void *)e->buf, e->len,
+				     (long long)((intptr_t)addr -
+						 (intptr_t)e->buf),
+				     (unsigned long long)e->stream,
+				     (unsigned long long)e->seq,
+				     (void *)e->rbase, e->rsize);
+		}
 		if (n > 0)
 			(void)!write(STDERR_FILENO, msg, (size_t)n);
 		abort();

@@ -250,6 +250,8 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	if (ret)
 		goto err_free;
 	ret = check_abi(ctx);
+	if (!ret)
+		ret = accel_doom_init(ctx);
 	if (ret)
 		goto err_close;
 	ret = start_backend(ctx, backend, auto_);
@@ -296,6 +298,15 @@ static int ctx_lookup(accel_context *handle, struct accel_ctx **out)
 	return 0;
 }
 
+/* 0 if the driver still serves this process on @ctx, else its errno. */
+static int ctx_probe(struct accel_ctx *ctx)
+{
+	struct accel_info info;
+
+	memset(&info, 0, sizeof(info));
+	return ctx->ops->ioctl(ctx->tp, ACCEL_IOC_GET_INFO, &info);
+}
+
 ACCEL_EXPORT
 int accel_context_destroy(accel_context *handle)
 {
@@ -312,6 +323,15 @@ int accel_context_destroy(accel_context *handle)
 		accel_ctx_put(ctx);
 		return -EDEADLK;
 	}
+	/*
+	 * A context the driver refuses us (a forked child's copy: -EACCES)
+	 * is left as it was, handles, mappings and threads included.
+	 */
+	ret = ctx_probe(ctx);
+	if (ret) {
+		accel_ctx_put(ctx);
+		return ret;
+	}
 	ret = accel_obj_kill(&ctx->obj);
 	if (ret) {
 		accel_ctx_put(ctx);
@@ -326,6 +346,8 @@ int accel_context_destroy(accel_context *handle)
 	}
 	pthread_mutex_unlock(&ctx_list_lock);
 
+	/* Threads blocked in a wait on it return (-ENOENT). */
+	accel_doom(ctx);
 	accel_hostfn_stop(ctx);
 
 	/* Kill every stream and event handle; each holds a context ref. */
@@ -417,6 +439,11 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	if (!h)
 		return -ENODEV;
 	return ctx_lookup((accel_context *)(uintptr_t)h, out);
+}
+
+int accel_ctx_get_current(struct accel_ctx **out)
+{
+	return ctx_get_any(NULL, out);
 }
 
 int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg)

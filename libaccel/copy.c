@@ -36,17 +36,41 @@ struct check_done {
 	void *dst_token;
 };
 
-static atomic_bool warned_staging;
+static atomic_bool warned_staging, warned_foreign;
 
-static void warn_staging(const char *what)
+static const char *const region_kind_call[] = {
+	[LA_REGION_HOST_ALLOC] = "accel_host_alloc()",
+	[LA_REGION_REGISTERED] = "accel_host_register()",
+	[LA_REGION_DEVICE] = "accel_malloc()",
+};
+
+/*
+ * A copy staged through a bounce buffer: say so, and why, in
+ * accel_last_error_string(); print it (once per cause) only when the
+ * user asked with ACCEL_SYNC_DEBUG=1.
+ */
+static void warn_staging(struct accel_ctx *ctx, const void *ptr,
+			 const char *what)
 {
-	if (!accel_env_flag("ACCEL_SYNC_DEBUG"))
+	struct accel_region r;
+	atomic_bool *once = &warned_staging;
+	uint64_t owner;
+
+	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
+		accel_set_error("the copy %s %p was staged through a bounce buffer like pageable memory (synchronous on the host side): %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
+				what, ptr, ptr, region_kind_call[r.kind],
+				(unsigned long long)owner,
+				(unsigned long long)ctx->handle);
+		once = &warned_foreign;
+	} else {
+		accel_set_error("the copy %s pageable memory %p was staged through a bounce buffer (synchronous on the host side); use accel_host_alloc() or accel_host_register() for asynchronous copies",
+				what, ptr);
+	}
+	if (!accel_env_flag("ACCEL_SYNC_DEBUG") || atomic_exchange(once, true))
 		return;
-	if (atomic_exchange(&warned_staging, true))
-		return;
-	accel_log_asked(LOG_WARNING,
-		"ACCEL_SYNC_DEBUG: a copy %s pageable memory is staged through a bounce buffer (not asynchronous on the host side); use accel_host_alloc() or accel_host_register() (reported once)",
-		what);
+	/* ACCEL_SYNC_DEBUG=1 asked for it: logged even without ACCEL_LOG. */
+	accel_log_asked(LOG_WARNING, "ACCEL_SYNC_DEBUG: %s (reported once)",
+			accel_last_error_string());
 }
 
 static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
@@ -216,12 +240,14 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	 */
 	if (!ret && bytes && !d.found)
 		ret = accel_range_check((uintptr_t)dst, bytes, true);
+	if (!ret && !bytes)
+		ret = accel_stream_error(s);
 	if (ret || !bytes)
 		goto out;
 
 	if (!sr.found) {
 		/* Pageable source: staged now, the caller may free it. */
-		warn_staging("from");
+		warn_staging(ctx, src, "from");
 		ret = accel_bounce_alloc(ctx, bytes, &sr.handle, &sr.bounce,
 					 &sr.bounce_len);
 		if (ret)
@@ -229,7 +255,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		memcpy(sr.bounce, src, bytes);
 	}
 	if (!d.found) {
-		warn_staging("into");
+		warn_staging(ctx, dst, "into");
 		ret = accel_bounce_alloc(ctx, bytes, &d.handle, &d.bounce,
 					 &d.bounce_len);
 		if (ret)
@@ -317,12 +343,14 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	if ((count && (!dsts || !srcs || !sizes)) ||
 	    (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
 		return -EINVAL;
-	if (!count)
-		return 0;
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
 	ctx = s->child.ctx;
+	if (!count) {
+		ret = accel_stream_error(s);
+		goto out;
+	}
 	if (count > ctx->info.max_submit) {
 		ret = -EINVAL;
 		goto out;
@@ -355,6 +383,8 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	/* One submission: one fetch, one cudaMemcpyBatchAsync. */
 	if (n)
 		ret = accel_submit(ctx, s->kstream, descs, (uint32_t)n, NULL);
+	else
+		ret = accel_stream_error(s);
 out_free:
 	free(descs);
 out:

@@ -105,12 +105,13 @@ int accel_event_destroy(accel_event_t event)
 	ret = event_get_any(event, &ev);
 	if (ret)
 		return ret;
-	ret = accel_obj_kill(&ev->child.obj);
-	if (!ret) {
+	/*
+	 * The kernel's event first (queued records and waits keep it
+	 * alive): a destroy the driver refuses leaves the event as it was.
+	 */
+	ret = accel_kevent_destroy(ev->child.ctx, ev->kevent);
+	if (!ret && !accel_obj_kill(&ev->child.obj))
 		accel_child_unlink(&ev->child);
-		/* Queued records and waits keep the kernel's event alive. */
-		accel_kevent_destroy(ev->child.ctx, ev->kevent);
-	}
 	event_put(ev);
 	return ret;
 }
@@ -170,7 +171,7 @@ int accel_event_query(accel_event_t event)
 ACCEL_EXPORT
 int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 {
-	struct accel_wait_entry ent;
+	struct accel_wait_entry ents[2];
 	struct accel_event_impl *ev;
 	int ret;
 
@@ -181,9 +182,9 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 		event_put(ev);
 		return -EDEADLK;
 	}
-	memset(&ent, 0, sizeof(ent));
-	ent.event = ev->kevent;
-	ret = accel_kwait_user(ev->child.ctx, &ent, 1, ACCEL_WAIT_ALL,
+	memset(ents, 0, sizeof(ents));
+	ents[0].event = ev->kevent;
+	ret = accel_kwait_user(ev->child.ctx, ents, 1, ACCEL_WAIT_ALL,
 			       timeout_ns, NULL);
 	event_put(ev);
 	return ret;
@@ -267,8 +268,8 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 		     unsigned int mode, uint64_t timeout_ns,
 		     unsigned int *first)
 {
-	struct accel_event_impl **evs;
-	struct accel_wait_entry *ents;
+	struct accel_event_impl **evs = NULL, *ev0;
+	struct accel_wait_entry *ents = NULL;
 	struct accel_ctx *ctx = NULL;
 	unsigned int i, n = 0;
 	uint32_t idx = 0;
@@ -276,8 +277,19 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 
 	if (!events || !count || (mode & ~ACCEL_WAIT_ALL))
 		return -EINVAL;
+	/* The limit first: nothing past events[0] is read above it. */
+	ret = event_get(events[0], &ev0);
+	if (ret)
+		return ret;
+	if (count > ACCEL_USER_WAIT_MAX(ev0->child.ctx)) {
+		accel_set_error("%u events: one wait takes at most %u", count,
+				ACCEL_USER_WAIT_MAX(ev0->child.ctx));
+		event_put(ev0);
+		return -EINVAL;
+	}
+	event_put(ev0);
 	evs = calloc(count, sizeof(*evs));
-	ents = calloc(count, sizeof(*ents));
+	ents = calloc(count + 1, sizeof(*ents));
 	if (!evs || !ents) {
 		ret = -ENOMEM;
 		goto out;
@@ -293,10 +305,6 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 		}
 		ctx = evs[n]->child.ctx;
 		ents[n].event = evs[n]->kevent;
-	}
-	if (count > ctx->info.max_wait) {
-		ret = -EINVAL;
-		goto out;
 	}
 	if (timeout_ns && accel_in_host_fn()) {
 		ret = -EDEADLK;

@@ -39,6 +39,10 @@ struct accel_hostfn_job {
 	accel_host_fn fn;
 	accel_host_fn drop;	/* instead of fn when it never runs, or NULL */
 	void *arg;
+	/* accel_stream_add_callback(): called instead of fn, whatever. */
+	accel_stream_callback_t cb;
+	accel_stream_t stream;	/* as the caller named it */
+	uint32_t kstream;
 };
 
 static void signal_event(struct accel_ctx *ctx, uint32_t handle,
@@ -51,7 +55,9 @@ static void signal_event(struct accel_ctx *ctx, uint32_t handle,
 
 static void job_drop(struct accel_hostfn_job *job)
 {
-	if (job->drop)
+	if (job->cb)
+		job->cb(job->stream, -ECANCELED, job->arg);
+	else if (job->drop)
 		job->drop(job->arg);
 }
 
@@ -78,6 +84,9 @@ static void job_unlink_locked(struct accel_ctx *ctx,
 	}
 }
 
+static void hostfn_report(struct accel_ctx *ctx, struct accel_hostfn_job *job,
+			  int error);
+
 /* Run the launches whose point retired; 0 when some job ran. */
 static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 		      unsigned int n)
@@ -92,7 +101,9 @@ static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 			continue;
 		if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			continue;
-		if (!q.error)
+		if (jobs[i]->cb)
+			hostfn_report(ctx, jobs[i], q.error);
+		else if (!q.error)
 			jobs[i]->fn(jobs[i]->arg);
 		else
 			job_drop(jobs[i]);
@@ -155,8 +166,10 @@ static int hostfn_start_locked(struct accel_ctx *ctx)
 	return 0;
 }
 
-int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
-			     accel_host_fn fn, accel_host_fn drop, void *arg)
+static int hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
+			 accel_host_fn fn, accel_host_fn drop,
+			 accel_stream_callback_t cb, accel_stream_t stream,
+			 void *arg)
 {
 	struct accel_hostfn_job *job;
 	struct accel_desc d[2];
@@ -169,6 +182,9 @@ int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
 	job->fn = fn;
 	job->drop = drop;
 	job->arg = arg;
+	job->cb = cb;
+	job->stream = stream;
+	job->kstream = kstream;
 	ret = accel_kevent_create(ctx, 0, &job->point);
 	if (ret)
 		goto err_free;
@@ -212,6 +228,12 @@ err_point:
 err_free:
 	free(job);
 	return ret;
+}
+
+int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
+			     accel_host_fn fn, accel_host_fn drop, void *arg)
+{
+	return hostfn_launch(ctx, kstream, fn, drop, NULL, NULL, arg);
 }
 
 int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
@@ -258,6 +280,48 @@ int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn, void *arg)
 	if (ret)
 		return ret;
 	ret = accel_hostfn_launch(s->child.ctx, s->kstream, fn, arg);
+	accel_stream_put(s);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Callbacks that learn the stream's status (cudaStreamAddCallback)    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * @error is the point's: 0, or -EIO when the stream failed at or before
+ * it. The stream's own sticky errno says more, while its handle lives
+ * (a destroyed stream's work still runs, its handle is gone).
+ */
+static void hostfn_report(struct accel_ctx *ctx, struct accel_hostfn_job *job,
+			  int error)
+{
+	struct accel_stream_query sq;
+
+	if (error) {
+		memset(&sq, 0, sizeof(sq));
+		sq.handle = job->kstream;
+		if (!accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &sq) && sq.error)
+			error = sq.error;
+	}
+	job->cb(job->stream, error, job->arg);
+}
+
+ACCEL_EXPORT
+int accel_stream_add_callback(accel_stream_t stream,
+			      accel_stream_callback_t fn, void *arg,
+			      unsigned int flags)
+{
+	struct accel_stream_impl *s;
+	int ret;
+
+	if (!fn || flags)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	ret = hostfn_launch(s->child.ctx, s->kstream, NULL, NULL, fn, stream,
+			    arg);
 	accel_stream_put(s);
 	return ret;
 }

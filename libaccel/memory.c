@@ -304,6 +304,7 @@ struct release_arg {
 	enum accel_region_kind kind;
 	uint32_t flags;
 	int ret;
+	struct accel_ctx *skip;	/* tried first, not again */
 };
 
 static int release_in_ctx(struct accel_ctx *ctx, void *data)
@@ -325,7 +326,8 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 	}
 	ret = ctx->backend->release(ctx, r, a->flags &
 				    ACCEL_MEM_RELEASE_DEFERRED);
-	if (ret == -EBUSY) {
+	/* A release that failed leaves the region and its mapping. */
+	if (ret && ret != -ENOENT) {
 		pthread_mutex_unlock(&ctx->lock);
 		a->ret = ret;
 		return 1;
@@ -336,10 +338,22 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 
 	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);
 	ctx->backend->unmap(ctx, &copy);
-	a->ret = ret == -ENOENT ? 0 : ret;
+	a->ret = 0;
 	return 1;
 }
 
+static int release_in_other_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct release_arg *a = data;
+
+	return ctx == a->skip ? 0 : release_in_ctx(ctx, data);
+}
+
+/*
+ * A range registered in several contexts: the calling thread's current
+ * context (accel_context_get_current()) releases its own first, then the
+ * others are tried, newest first.
+ */
 static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 {
 	struct release_arg a = {
@@ -352,7 +366,13 @@ static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 	accel_clear_error();
 	if (!ptr)
 		return -EINVAL;
-	accel_ctx_foreach(release_in_ctx, &a);
+	/* The reference keeps a.skip from naming a new context meanwhile. */
+	if (accel_ctx_get_current(&a.skip))
+		a.skip = NULL;
+	if (!a.skip || !release_in_ctx(a.skip, &a))
+		accel_ctx_foreach(release_in_other_ctx, &a);
+	if (a.skip)
+		accel_ctx_put(a.skip);
 	return a.ret;
 }
 
@@ -378,6 +398,42 @@ int accel_free(void *dev_ptr)
 {
 	return release_ptr(dev_ptr, LA_REGION_DEVICE,
 			   ACCEL_MEM_RELEASE_DEFERRED);
+}
+
+struct foreign_arg {
+	struct accel_ctx *self;
+	uintptr_t ptr;
+	struct accel_region r;
+	uint64_t owner;
+};
+
+static int foreign_in_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct foreign_arg *a = data;
+	struct accel_region *r;
+
+	if (ctx == a->self)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	r = accel_region_find_locked(ctx, a->ptr);
+	if (r) {
+		a->r = *r;
+		a->owner = ctx->handle;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return r != NULL;
+}
+
+bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
+			  struct accel_region *r, uint64_t *owner)
+{
+	struct foreign_arg a = { .self = self, .ptr = ptr };
+
+	if (!accel_ctx_foreach(foreign_in_ctx, &a))
+		return false;
+	*r = a.r;
+	*owner = a.owner;
+	return true;
 }
 
 void accel_regions_teardown(struct accel_ctx *ctx)

@@ -36,12 +36,18 @@ static int stream_kill(struct accel_stream_impl *s)
 	struct accel_handle h = { .handle = s->kstream };
 	int ret;
 
-	ret = accel_obj_kill(&s->child.obj);
+	/*
+	 * The kernel handle first (it dies at once; queued work still
+	 * runs): a destroy the driver refuses (-EACCES in a forked child)
+	 * leaves the stream as it was. Of two destroys racing, the driver
+	 * lets one through.
+	 */
+	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	if (ret)
 		return ret;
+	if (accel_obj_kill(&s->child.obj))
+		return 0;	/* the context's destroy got there too */
 	accel_child_unlink(&s->child);
-	/* The kernel handle dies at once; queued work still runs. */
-	accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	s->child.ctx->backend->stream_dead(s->child.ctx, s->kstream);
 	return 0;
 }
@@ -275,6 +281,48 @@ static int stream_sync_poll(struct accel_ctx *ctx, void *arg)
 	return accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
 }
 
+/*
+ * A blocking synchronize is a wait for an event recorded at the stream's
+ * tail, so that it also waits on the context's doom event: a destroy from
+ * another thread ends it (-ENOENT). Where the event cannot be had (a
+ * stream too full for the record, no event left) it waits in STREAM_SYNC,
+ * which answers the same but cannot be ended by the destroy.
+ */
+static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
+{
+	struct accel_ctx *ctx = s->child.ctx;
+	struct accel_wait_entry ents[2];
+	struct accel_event_record rec;
+	struct accel_stream_sync ss;
+	int ret;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.stream = s->kstream;
+	if (!accel_kevent_create(ctx, 0, &rec.event)) {
+		ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_RECORD, &rec);
+		if (!ret) {
+			memset(ents, 0, sizeof(ents));
+			ents[0].event = rec.event;
+			ret = accel_kwait_user_until(ctx, ents, 1,
+						     ACCEL_WAIT_ALL, deadline,
+						     NULL);
+		}
+		accel_kevent_destroy(ctx, rec.event);
+		/* Recorded: the wait's answer is the synchronize's. */
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	memset(&ss, 0, sizeof(ss));
+	ss.handle = s->kstream;
+	ss.timeout_ns = deadline;
+	/* The deadline is absolute, so a restart keeps it. */
+	do {
+		ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
+	} while (ret == -EINTR);
+	ctx->backend->trace_wait(ctx);
+	return ret;
+}
+
 ACCEL_EXPORT
 int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 {
@@ -292,17 +340,25 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	memset(&ss, 0, sizeof(ss));
 	ss.handle = s->kstream;
 	ss.timeout_ns = accel_deadline(timeout_ns);
+	/* A first look (cuda: polling the device meanwhile), then a wait. */
 	ret = s->child.ctx->backend->wait_fast(s->child.ctx, stream_sync_poll,
 					       &ss, ss.timeout_ns);
-	/* The deadline is absolute, so a restart keeps it. */
-	while (ret == -ETIME || ret == -EINTR) {
-		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_SYNC, &ss);
-		if (ret != -EINTR)
-			break;
-	}
-	s->child.ctx->backend->trace_wait(s->child.ctx);
+	if (ret == -ETIME && timeout_ns)
+		ret = stream_sync_wait(s, ss.timeout_ns);
 	accel_stream_put(s);
 	return ret;
+}
+
+/* The stream's sticky error (-EIO once it failed), or 0. */
+int accel_stream_error(struct accel_stream_impl *s)
+{
+	struct accel_stream_query q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.handle = s->kstream;
+	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	return ret ? ret : q.error;
 }
 
 ACCEL_EXPORT
@@ -316,9 +372,11 @@ int accel_stream_get_priority(accel_stream_t stream, int *priority)
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
-	*priority = s->priority;
+	ret = accel_stream_error(s);
+	if (!ret)
+		*priority = s->priority;
 	accel_stream_put(s);
-	return 0;
+	return ret;
 }
 
 ACCEL_EXPORT
@@ -332,9 +390,11 @@ int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags)
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
-	*flags = s->flags;
+	ret = accel_stream_error(s);
+	if (!ret)
+		*flags = s->flags;
 	accel_stream_put(s);
-	return 0;
+	return ret;
 }
 
 int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
@@ -366,11 +426,31 @@ int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
 	return ret;
 }
 
-void accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle)
+int accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle)
 {
 	struct accel_handle h = { .handle = handle };
 
-	accel_ioctl(ctx, ACCEL_IOC_EVENT_DESTROY, &h);
+	return accel_ioctl(ctx, ACCEL_IOC_EVENT_DESTROY, &h);
+}
+
+int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
+		uint32_t count, uint32_t flags, uint64_t timeout_ns,
+		uint32_t *first)
+{
+	struct accel_wait w;
+	int ret;
+
+	memset(&w, 0, sizeof(w));
+	w.entries = (uint64_t)(uintptr_t)ents;
+	w.count = count;
+	w.flags = flags;
+	w.timeout_ns = accel_deadline(timeout_ns);
+	do {
+		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
+	} while (ret == -EINTR);
+	if ((!ret || ret == -EIO) && first)
+		*first = w.first_signaled;
+	return ret;
 }
 
 /* WAIT as a poll: -ETIME while not satisfied. */
@@ -386,45 +466,79 @@ static int kwait_poll(struct accel_ctx *ctx, void *arg)
 	return ret;
 }
 
-/* A WAIT until done or the deadline; @user: polls the device first. */
-static int kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
-		 uint32_t count, uint32_t flags, uint64_t timeout_ns,
-		 uint32_t *first, bool user)
-{
-	struct accel_wait w;
-	int ret = -ETIME;
-
-	memset(&w, 0, sizeof(w));
-	w.entries = (uint64_t)(uintptr_t)ents;
-	w.count = count;
-	w.flags = flags;
-	w.timeout_ns = accel_deadline(timeout_ns);
-	if (user)
-		ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
-	/* The deadline is absolute, so a restart keeps it. */
-	while (ret == -ETIME || ret == -EINTR) {
-		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
-		if (ret != -EINTR)
-			break;
-	}
-	if (user)
-		ctx->backend->trace_wait(ctx);
-	if ((!ret || ret == -EIO) && first)
-		*first = w.first_signaled;
-	return ret;
-}
-
-int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
-		uint32_t count, uint32_t flags, uint64_t timeout_ns,
-		uint32_t *first)
-{
-	return kwait(ctx, ents, count, flags, timeout_ns, first, false);
-}
-
 /* accel_kwait() for a user's wait: polls the device first (cuda). */
 int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		     uint32_t *first)
 {
-	return kwait(ctx, ents, count, flags, timeout_ns, first, true);
+	return accel_kwait_user_until(ctx, ents, count, flags,
+				      accel_deadline(timeout_ns), first);
+}
+
+int accel_kwait_user_until(struct accel_ctx *ctx,
+			   struct accel_wait_entry *ents, uint32_t count,
+			   uint32_t flags, uint64_t deadline, uint32_t *first)
+{
+	struct accel_wait w;
+	int ret = -ETIME;
+
+	/*
+	 * The doom event is at 1: wait-all finds it satisfied, wait-any
+	 * waits for 2, which never comes; failed, it ends either wait.
+	 */
+	memset(&ents[count], 0, sizeof(ents[count]));
+	ents[count].event = ctx->doom;
+	ents[count].value = (flags & ACCEL_WAIT_ALL) ? 1 : 2;
+	memset(&w, 0, sizeof(w));
+	w.entries = (uint64_t)(uintptr_t)ents;
+	w.count = count + 1;
+	w.flags = flags;
+	w.timeout_ns = deadline;
+	ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	while (ret == -ETIME || ret == -EINTR) {
+		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
+		if (ret != -EINTR)
+			break;
+	}
+	ctx->backend->trace_wait(ctx);
+	if (ret == -EIO && w.first_signaled == count) {
+		accel_set_error("the context was destroyed during the wait");
+		return -ENOENT;
+	}
+	if ((!ret || ret == -EIO) && first)
+		*first = w.first_signaled;
+	return ret;
+}
+
+/*
+ * The context's doom event, created at 1 (see accel_kwait_user()); 0 or
+ * -errno.
+ */
+int accel_doom_init(struct accel_ctx *ctx)
+{
+	struct accel_event_signal sg;
+	int ret;
+
+	ret = accel_kevent_create(ctx, ACCEL_EVENT_USER, &ctx->doom);
+	if (ret)
+		return ret;
+	memset(&sg, 0, sizeof(sg));
+	sg.handle = ctx->doom;
+	sg.value = 1;
+	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_SIGNAL, &sg);
+	if (ret)
+		accel_kevent_destroy(ctx, ctx->doom);
+	return ret;
+}
+
+/* accel_context_destroy(): every user's wait on @ctx returns -ENOENT. */
+void accel_doom(struct accel_ctx *ctx)
+{
+	struct accel_event_signal sg;
+
+	memset(&sg, 0, sizeof(sg));
+	sg.handle = ctx->doom;
+	sg.value = 1;
+	sg.flags = ACCEL_SIGNAL_ERROR;
+	accel_ioctl(ctx, ACCEL_IOC_EVENT_SIGNAL, &sg);
 }

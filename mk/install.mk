@@ -67,6 +67,8 @@ INST_FILES = \
 	0644:$(INST_TOP)/libaccel/libaccel.a:$(LIBDIR)/libaccel.a \
 	0644:$(INST_BUILD)/libaccel.pc:$(PKGCONFIGDIR)/libaccel.pc \
 	0644:$(INST_TOP)/libaccel/include/accel.h:$(INCDIR)/accel.h \
+	0644:$(INST_TOP)/libaccel/include/accel/cuda_compat.h:$(INCDIR)/accel/cuda_compat.h \
+	0644:$(INST_TOP)/libaccel/include/accel/acl_compat.h:$(INCDIR)/accel/acl_compat.h \
 	0644:$(INST_TOP)/uapi/accelstream.h:$(INCDIR)/linux/accelstream.h \
 	0755:$(ACCELCTL_BIN):$(SBINDIR)/accelctl \
 	$(foreach m,$(MAN3),0644:$(m):$(MANDIR)/man3/$(notdir $(m))) \
@@ -78,7 +80,7 @@ INST_FILES = \
 INST_LINKS = $(LIBACCEL_SONAME):$(LIBDIR)/libaccel.so
 # Directories that are ours alone, removed by uninstall when empty.
 INST_OWNDIRS = $(DOCDIR)/examples/modules-load.d $(DOCDIR)/examples/modprobe.d \
-	$(DOCDIR)/examples $(DOCDIR)
+	$(DOCDIR)/examples $(DOCDIR) $(INCDIR)/accel
 
 .PHONY: install install-build install-files install-list uninstall \
 	install-check dkms-install dkms-uninstall dkms-check

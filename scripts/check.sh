@@ -3,7 +3,8 @@
 #
 # make check: every test of accelstream, from the fastest to the real one.
 #   1. unit tests of the pure core (userspace, ASan+UBSan)
-#   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan)
+#   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan),
+#      and its man pages against the errnos the suite provokes
 #   3. accelctl's parser and fixture tests
 #   4. the documentation (Sphinx, kernel-doc), make install and DKMS
 #   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
@@ -109,6 +110,13 @@ if [ -f libaccel/Makefile ]; then
 		printf 'TAP version 13\n1..1\nok 1 libaccel-fakecuda # SKIP no CUDA toolkit headers\n' \
 			> "$RES/libaccel-fakecuda.tap"
 	fi
+	# Every errno the tests provoke from a call is on its man page.
+	step libaccel-man-errnos libaccel/test/man-errnos.sh
+fi
+
+# The seed programs, built through the compatibility headers, over inproc.
+if [ -f examples/seeds/Makefile ]; then
+	build seeds make -C examples/seeds && step seeds make -C examples/seeds check
 fi
 
 # 3. accelctl on fixtures.
@@ -134,6 +142,9 @@ vm_payload() {
 	if [ -f libaccel/Makefile ]; then
 		make -C libaccel vm-tests OUT="$p/bin" || return 1
 	fi
+	if [ -f examples/seeds/Makefile ]; then
+		make -C examples/seeds static OUT="$p/bin" || return 1
+	fi
 	if [ -f tools/accelctl/Makefile ]; then
 		make -C tools/accelctl bundle O="$ROOT/build/accelctl" || return 1
 		cp -r "$ROOT/build/accelctl/bundle/." "$p/"
@@ -152,6 +163,11 @@ vm_payload() {
 			t=${t##*/}
 			case $t in *.sh) continue ;; esac
 			echo "$t ACCEL_TRANSPORT=kernel RUNTESTS_KLOG=1 TEST_TIMEOUT=280 sh /payload/bin/libaccel-runtests.sh /payload/bin $t"
+		done
+		for t in "$p"/bin/seed-*; do
+			t=${t##*/}
+			case $t in *.sh|*.out) continue ;; esac
+			echo "$t ACCEL_TRANSPORT=kernel sh /payload/bin/seed-check.sh /payload/bin/$t"
 		done
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that

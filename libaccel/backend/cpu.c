@@ -6,6 +6,8 @@
  * concerns one does nothing.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "accel_int.h"
@@ -95,16 +97,35 @@ static void cpu_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 	(void)kstream;
 }
 
-/* Nothing on a device: the caller waits in the transport. */
+/* Nothing on a device to poll: one look, then the caller waits. */
 static int cpu_wait_fast(struct accel_ctx *ctx,
 			 int (*poll_fn)(struct accel_ctx *, void *), void *arg,
 			 uint64_t deadline)
 {
-	(void)ctx;
-	(void)poll_fn;
-	(void)arg;
 	(void)deadline;
-	return -ETIME;
+	return poll_fn(ctx, arg);
+}
+
+/* One soft device per transport connection, as big as GET_INFO says. */
+static int cpu_device_query(struct accel_ctx *ctx,
+			    struct accel_backend_device *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "accelstream soft engine (%s)",
+		 ctx->ops->name);
+	out->total_mem = ctx->info.max_device_bytes;
+	out->count = 1;
+	return 0;
+}
+
+/* The ABI reports the device memory limit, not how much is in use. */
+static int cpu_mem_info(struct accel_ctx *ctx, size_t *free_bytes,
+			size_t *total_bytes)
+{
+	(void)ctx;
+	(void)free_bytes;
+	(void)total_bytes;
+	return -EOPNOTSUPP;
 }
 
 const struct accel_backend_ops accel_backend_cpu = {
@@ -126,4 +147,6 @@ const struct accel_backend_ops accel_backend_cpu = {
 	.wait_fast = cpu_wait_fast,
 	.mark_submit = cpu_nop,
 	.trace_wait = cpu_nop,
+	.device_query = cpu_device_query,
+	.mem_info = cpu_mem_info,
 };

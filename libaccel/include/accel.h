@@ -285,6 +285,63 @@ void accel_set_log_fn(accel_log_fn fn, void *data);
  * free and unregister calls, which still work. Destroy it and create one.
  */
 
+/* ------------------------------------------------------------------ */
+/* Devices                                                            */
+/* ------------------------------------------------------------------ */
+
+/* accel_device_prop.free_mem when the transport cannot tell. */
+#define ACCEL_MEM_UNKNOWN		(~(uint64_t)0)
+
+/*
+ * What a context's device is (cudaGetDeviceProperties, aclrtGetDeviceInfo).
+ * Sizes in bytes. See accel_device_get_properties(3).
+ */
+struct accel_device_prop {
+	char name[256];		/* NUL-terminated */
+	uint64_t total_mem;	/* device memory (cpu: the context's limit) */
+	uint64_t free_mem;	/* free now, or ACCEL_MEM_UNKNOWN */
+	uint64_t pinned_limit;	/* most the context may pin, in force now */
+	unsigned int copy_engines;	/* concurrent copy engines; 0 unknown */
+	int device;		/* ordinal of the device the context runs on */
+	const char *backend;	/* "cpu" or "cuda", static storage */
+	const char *transport;	/* "kernel" or "inproc", static storage */
+	uint64_t reserved[4];	/* zero */
+};
+
+/* Devices the context's backend can see (cudaGetDeviceCount). */
+int accel_device_get_count(accel_context *ctx, int *count);
+int accel_device_get_properties(accel_context *ctx,
+				struct accel_device_prop *prop);
+/* Free and total device memory in bytes (cudaMemGetInfo). */
+int accel_mem_get_info(accel_context *ctx, size_t *free_bytes,
+		       size_t *total_bytes);
+/*
+ * Block until everything queued on every stream of the context when the
+ * call started retired (cudaDeviceSynchronize, aclrtSynchronizeDevice).
+ */
+int accel_context_synchronize(accel_context *ctx, uint64_t timeout_ns);
+
+/* ------------------------------------------------------------------ */
+/* Callbacks that learn the stream's status                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * @status: 0, the stream's sticky error (a negative errno, -EIO say) when
+ * it failed before the callback, or -ECANCELED when the context was
+ * destroyed before the stream reached it.
+ */
+typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
+					void *arg);
+
+/*
+ * Like accel_launch_host_func(), but @fn always runs, exactly once, and
+ * learns the stream's status instead of being skipped on a failed stream
+ * (cudaStreamAddCallback). @flags must be 0.
+ */
+int accel_stream_add_callback(accel_stream_t stream,
+			      accel_stream_callback_t fn, void *arg,
+			      unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,25 @@ static int write_in_flight(void)
 	return 3;
 }
 
+/* A write 95 bytes before a source that starts inside a watched page. */
+static int write_before_source(void)
+{
+	accel_context *ctx;
+	accel_stream_t s;
+	accel_event_t gate;
+	unsigned char *h;
+	void *d;
+
+	if (accel_context_create(&ctx, 0) ||
+	    accel_stream_create(ctx, 0, 0, &s) ||
+	    accel_host_alloc(ctx, (void **)&h, 3 * 4096, 0) ||
+	    accel_malloc(ctx, &d, 3 * 4096) || t_gate(s, &gate) ||
+	    accel_memcpy_async(s, d, h + 200, 2 * 4096, ACCEL_MEMCPY_H2D))
+		return 2;
+	h[105] = 1;	/* must not return */
+	return 3;
+}
+
 static int write_after_sync(void)
 {
 	accel_context *ctx;
@@ -92,6 +111,22 @@ static int caught_and_reported(void)
 	return T_PASS;
 }
 
+/* Outside the buffer but in one of its pages: said so, offset signed. */
+static int outside_buffer_reported_as_such(void)
+{
+	char err[4096];
+	int st;
+
+	st = in_child(write_before_source, err, sizeof(err));
+	printf("# child stderr: %s", err);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	CHECK(strstr(err, "ACCEL_CHECK"));
+	CHECK(strstr(err, "outside the source buffer"));
+	CHECK(strstr(err, "offset -95"));
+	CHECK(!strstr(err, "inside the source buffer"));
+	return T_PASS;
+}
+
 static int no_false_reports(void)
 {
 	char err[4096];
@@ -121,7 +156,8 @@ static int probe(void)
 int main(void)
 {
 	static const struct t_case cases[] = {
-		T(caught_and_reported), T(no_false_reports),
+		T(caught_and_reported), T(outside_buffer_reported_as_such),
+		T(no_false_reports),
 	};
 
 	setenv("ACCEL_CHECK", "1", 1);

@@ -28,6 +28,12 @@ jobs=$(nproc)
 
 log() { echo "debug-kernel: $*" >&2; }
 
+# One build at a time: a second make check (another clone, another shell)
+# waits here instead of deleting the tree the first is compiling.
+mkdir -p "$cache"
+exec 9> "$cache/debug-kernel.lock"
+flock 9
+
 if [ ! -f "$tree/.accel-built" ]; then
 	log "building in $tree (source $srcver); first run only"
 	rm -rf "$tree.tmp"

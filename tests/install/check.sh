@@ -47,6 +47,8 @@ expected() {
 	0644 $PREFIX/lib/libaccel.a
 	0644 $PREFIX/lib/pkgconfig/libaccel.pc
 	0644 $PREFIX/include/accel.h
+	0644 $PREFIX/include/accel/cuda_compat.h
+	0644 $PREFIX/include/accel/acl_compat.h
 	0644 $PREFIX/include/linux/accelstream.h
 	0755 $PREFIX/sbin/accelctl
 	0644 $PREFIX/share/man/man8/accelctl.8

@@ -256,6 +256,42 @@ static void accel_cuda_free_ctx(struct accel_ctx *ctx)
 	ctx->backend_data = NULL;
 }
 
+/* cudaGetDeviceProperties of the context's device, and the device count. */
+static int accel_cuda_device_query(struct accel_ctx *ctx,
+				   struct accel_backend_device *out)
+{
+	struct accel_cuda *cx = cx_of(ctx);
+	struct cudaDeviceProp prop;
+	cudaError_t e;
+
+	memset(&prop, 0, sizeof(prop));
+	cx_rt.cudaSetDevice(cx->cfg.device);
+	e = cx_rt.cudaGetDeviceProperties(&prop, cx->cfg.device);
+	if (e != cudaSuccess)
+		return cx_error(cx, e, "cudaGetDeviceProperties");
+	e = cx_rt.cudaGetDeviceCount(&out->count);
+	if (e != cudaSuccess)
+		return cx_error(cx, e, "cudaGetDeviceCount");
+	memcpy(out->name, prop.name, sizeof(out->name) - 1);
+	out->name[sizeof(out->name) - 1] = '\0';
+	out->total_mem = prop.totalGlobalMem;
+	out->copy_engines = prop.asyncEngineCount > 0 ?
+			    (unsigned int)prop.asyncEngineCount : 0;
+	out->device = cx->cfg.device;
+	return 0;
+}
+
+/* cudaMemGetInfo on the context's device; bytes. */
+static int accel_cuda_mem_info(struct accel_ctx *ctx, size_t *free_bytes,
+			       size_t *total_bytes)
+{
+	struct accel_cuda *cx = cx_of(ctx);
+
+	cx_rt.cudaSetDevice(cx->cfg.device);
+	return cx_error(cx, cx_rt.cudaMemGetInfo(free_bytes, total_bytes),
+			"cudaMemGetInfo");
+}
+
 const struct accel_backend_ops accel_backend_cuda = {
 	.name = "cuda",
 	.start = accel_cuda_start,
@@ -275,4 +311,6 @@ const struct accel_backend_ops accel_backend_cuda = {
 	.wait_fast = accel_cuda_wait_fast,
 	.mark_submit = accel_cuda_mark_submit,
 	.trace_wait = accel_cuda_trace_wait,
+	.device_query = accel_cuda_device_query,
+	.mem_info = accel_cuda_mem_info,
 };

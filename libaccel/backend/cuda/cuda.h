@@ -94,7 +94,8 @@ typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
 	X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventQuery)	\
 	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
 	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
-	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)
+	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)	\
+	X(cudaGetDeviceProperties) X(cudaMemGetInfo)
 
 struct cx_rt {
 #define X(f) __typeof__(f) *f;

@@ -77,15 +77,60 @@ cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 const char *cudaGetErrorName(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "cudaErrorMemoryAllocation" : "cudaErrorFake"; }
 const char *cudaGetErrorString(cudaError_t e) { (void)e; return "fake error"; }
 
+/*
+ * "Device memory" of FAKE_TOTAL_MEM bytes: each allocation carries its
+ * size in front, so cudaMemGetInfo reports what is really outstanding.
+ */
+#define FAKE_TOTAL_MEM	((size_t)80 << 30)
+#define FAKE_HDR	((size_t)64)
+static size_t fake_allocated;
+
 cudaError_t cudaMalloc(void **p, size_t n)
 {
+	size_t *b;
+
 	if (n > ((size_t)1 << 40))
 		return cudaErrorMemoryAllocation;
-	*p = calloc(1, n ? n : 1);
-	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+	b = calloc(1, FAKE_HDR + (n ? n : 1));
+	if (!b)
+		return cudaErrorMemoryAllocation;
+	b[0] = n;
+	__atomic_add_fetch(&fake_allocated, n, __ATOMIC_RELAXED);
+	*p = (char *)b + FAKE_HDR;
+	return cudaSuccess;
 }
 
-cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaFree(void *p)
+{
+	size_t *b;
+
+	if (!p)
+		return cudaSuccess;
+	b = (size_t *)((char *)p - FAKE_HDR);
+	__atomic_sub_fetch(&fake_allocated, b[0], __ATOMIC_RELAXED);
+	free(b);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+	*total = FAKE_TOTAL_MEM;
+	*free_bytes = FAKE_TOTAL_MEM -
+		      __atomic_load_n(&fake_allocated, __ATOMIC_RELAXED);
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d)
+{
+	if (d)
+		return cudaErrorInvalidDevice;
+	memset(prop, 0, sizeof(*prop));
+	strcpy(prop->name, "Fake CUDA Device");
+	prop->totalGlobalMem = FAKE_TOTAL_MEM;
+	prop->asyncEngineCount = 3;
+	return cudaSuccess;
+}
+
 cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f) { (void)p; (void)n; (void)f; return cudaSuccess; }
 cudaError_t cudaHostUnregister(void *p) { (void)p; return cudaSuccess; }

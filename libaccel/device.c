@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Device queries and device-wide synchronization: what the context's
+ * device is (cudaGetDeviceProperties, aclrtGetDeviceCount), how much of
+ * its memory is free (cudaMemGetInfo, aclrtGetMemInfo), and waiting for
+ * every stream of the context (cudaDeviceSynchronize,
+ * aclrtSynchronizeDevice).
+ *
+ * The cpu backend answers from GET_INFO, which reports the context's
+ * limits but neither the device memory in use nor a count of copy
+ * engines: those two are reported as unknown rather than guessed (a
+ * count kept here would be wrong under deferred frees, whose memory the
+ * transport keeps until the work naming it retired).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "accel_int.h"
+
+/* CAP_IPC_LOCK in the effective set: RLIMIT_MEMLOCK does not apply. */
+static bool has_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &
+	       CAP_TO_MASK(CAP_IPC_LOCK);
+}
+
+/*
+ * Both transports pin under RLIMIT_MEMLOCK (the module charges it as
+ * io_uring does, inproc pins with mlock), on top of the context's limit.
+ */
+static uint64_t pinned_limit(const struct accel_ctx *ctx)
+{
+	uint64_t limit = ctx->info.max_pinned_bytes;
+	struct rlimit rl;
+
+	if (has_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return limit;
+	return (uint64_t)rl.rlim_cur < limit ? (uint64_t)rl.rlim_cur : limit;
+}
+
+ACCEL_EXPORT
+int accel_device_get_count(accel_context *handle, int *count)
+{
+	struct accel_backend_device dev;
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!count)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = ctx->backend->device_query(ctx, &dev);
+	if (!ret)
+		*count = dev.count;
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_device_get_properties(accel_context *handle,
+				struct accel_device_prop *prop)
+{
+	struct accel_backend_device dev;
+	size_t free_b = 0, total_b;
+	struct accel_ctx *ctx;
+	bool known = true;
+	int ret;
+
+	if (!prop)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	memset(&dev, 0, sizeof(dev));
+	ret = ctx->backend->device_query(ctx, &dev);
+	if (!ret)
+		ret = ctx->backend->mem_info(ctx, &free_b, &total_b);
+	if (ret == -EOPNOTSUPP) {
+		known = false;
+		ret = 0;
+	}
+	if (ret)
+		goto out;
+	/* Written only on success: a failed call leaves *prop as it was. */
+	memset(prop, 0, sizeof(*prop));
+	memcpy(prop->name, dev.name, sizeof(prop->name));
+	prop->total_mem = dev.total_mem;
+	prop->free_mem = known ? (uint64_t)free_b : ACCEL_MEM_UNKNOWN;
+	prop->pinned_limit = pinned_limit(ctx);
+	prop->copy_engines = dev.copy_engines;
+	prop->device = dev.device;
+	prop->backend = accel_backend_name(ctx);
+	prop->transport = ctx->ops->name;
+out:
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_mem_get_info(accel_context *handle, size_t *free_bytes,
+		       size_t *total_bytes)
+{
+	struct accel_ctx *ctx;
+	size_t f, t;
+	int ret;
+
+	if (!free_bytes || !total_bytes)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = ctx->backend->mem_info(ctx, &f, &t);
+	if (!ret) {
+		*free_bytes = f;
+		*total_bytes = t;
+	} else if (ret == -EOPNOTSUPP) {
+		accel_set_error("the accelstream ABI reports the device memory limit (%llu bytes), not how much of it is in use",
+				(unsigned long long)ctx->info.max_device_bytes);
+	}
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+static uint64_t remaining(uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (deadline == ACCEL_TIMEOUT_INFINITE)
+		return ACCEL_TIMEOUT_INFINITE;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return deadline > now ? deadline - now : 0;
+}
+
+/*
+ * The streams live when the call starts, every thread's default stream
+ * included; each is synchronized against one deadline. A stream destroyed
+ * meanwhile is done with (-ENOENT); a failed one makes the answer -EIO,
+ * after the others were waited for.
+ */
+ACCEL_EXPORT
+int accel_context_synchronize(accel_context *handle, uint64_t timeout_ns)
+{
+	uint64_t deadline, *streams = NULL;
+	unsigned int n = 0, i, cap = 0;
+	struct accel_child *c;
+	struct accel_ctx *ctx;
+	int ret, r;
+
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	if (timeout_ns && accel_in_host_fn()) {
+		ret = -EDEADLK;
+		goto out;
+	}
+	deadline = accel_deadline(timeout_ns);
+	pthread_mutex_lock(&ctx->lock);
+	for (c = ctx->children; c; c = c->next)
+		if (c->obj.type == ACCEL_OBJ_STREAM)
+			cap++;
+	streams = calloc(cap ? cap : 1, sizeof(*streams));
+	for (c = ctx->children; c && streams; c = c->next)
+		if (c->obj.type == ACCEL_OBJ_STREAM)
+			streams[n++] = c->handle;
+	pthread_mutex_unlock(&ctx->lock);
+	if (!streams) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	for (i = 0; i < n; i++) {
+		r = accel_stream_synchronize((accel_stream_t)(uintptr_t)streams[i],
+					     remaining(deadline));
+		if (r == -ENOENT || r == 0)
+			continue;
+		if (r != -EIO) {
+			ret = r;
+			break;
+		}
+		ret = -EIO;
+	}
+	free(streams);
+out:
+	accel_ctx_put(ctx);
+	return ret;
+}

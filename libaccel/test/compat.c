@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * accel/cuda_compat.h and accel/acl_compat.h: the CUDA and AscendCL
+ * spellings map onto libaccel with the right semantics and error codes
+ * (not ready, timeouts, bad devices, stale handles, the primary context
+ * made on first use, callbacks that learn the stream's status).
+ */
+#include "helpers.h"
+#include "accel/cuda_compat.h"
+#include "accel/acl_compat.h"
+
+/* Destroy the context the compat layer made on first use. */
+static void drop_primary(void)
+{
+	accel_context *ctx;
+
+	if (!accel_context_get_current(&ctx))
+		accel_context_destroy(ctx);
+}
+
+static int cuda_primary_context_on_first_use(void)
+{
+	accel_context *ctx = NULL;
+	void *d = NULL;
+
+	CHECK_RET(accel_context_get_current(&ctx), -ENODEV);
+	CHECK(cudaMalloc(&d, 64) == cudaSuccess);
+	CHECK_OK(accel_context_get_current(&ctx));
+	CHECK(cudaFree(d) == cudaSuccess);
+	drop_primary();
+	/* cudaFree(0), the usual way to start CUDA, makes it too. */
+	CHECK(cudaFree(NULL) == cudaSuccess);
+	CHECK_OK(accel_context_get_current(&ctx));
+	drop_primary();
+	return T_PASS;
+}
+
+static int cuda_not_ready_and_errors(void)
+{
+	unsigned char *h, *out;
+	cudaStream_t s;
+	cudaEvent_t ev;
+	accel_event_t gate;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) ==
+	      cudaSuccess);
+	CHECK(cudaMallocHost((void **)&h, 4096) == cudaSuccess);
+	CHECK(cudaMallocHost((void **)&out, 4096) == cudaSuccess);
+	CHECK(cudaMalloc(&d, 4096) == cudaSuccess);
+	t_fill(h, 4096, 5);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s) ==
+	      cudaSuccess);
+	CHECK(cudaMemcpyAsync(out, d, 4096, cudaMemcpyDefault, s) ==
+	      cudaSuccess);
+	CHECK(cudaEventRecord(ev, s) == cudaSuccess);
+	CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
+	CHECK(cudaEventQuery(ev) == cudaErrorNotReady);
+	CHECK(cudaGetLastError() == cudaSuccess);	/* not ready: no error */
+	CHECK_OK(t_gate_open(gate));
+	CHECK(cudaEventSynchronize(ev) == cudaSuccess);
+	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+	CHECK(t_check_fill(out, 4096, 5));
+	CHECK(cudaDeviceSynchronize() == cudaSuccess);
+
+	CHECK(cudaStreamDestroy(s) == cudaSuccess);
+	CHECK(cudaStreamDestroy(s) == cudaErrorInvalidResourceHandle);
+	CHECK(cudaPeekAtLastError() == cudaErrorInvalidResourceHandle);
+	CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+	CHECK(cudaGetLastError() == cudaSuccess);
+	CHECK(cudaHostAlloc((void **)&h, 64, 0x04) == cudaErrorInvalidValue);
+	CHECK(!strcmp(cudaGetErrorName(cudaErrorNotReady), "cudaErrorNotReady"));
+	return T_PASS;
+}
+
+static int cuda_memcpy_is_synchronous(void)
+{
+	unsigned char src[512], dst[512];
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK(cudaMalloc(&d, sizeof(src)) == cudaSuccess);
+	t_fill(src, sizeof(src), 8);
+	memset(dst, 0, sizeof(dst));
+	/* Pageable both ways: returns once dst holds the data. */
+	CHECK(cudaMemcpy(d, src, sizeof(src), cudaMemcpyHostToDevice) ==
+	      cudaSuccess);
+	CHECK(cudaMemcpy(dst, d, sizeof(dst), cudaMemcpyDeviceToHost) ==
+	      cudaSuccess);
+	CHECK(t_check_fill(dst, sizeof(dst), 8));
+	return T_PASS;
+}
+
+static int cuda_device_queries(void)
+{
+	struct accel_device_prop ap;
+	struct cudaDeviceProp p;
+	int n = 0, dev = -1;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_device_get_properties(NULL, &ap));
+	CHECK(cudaGetDeviceCount(&n) == cudaSuccess && n >= 1);
+	CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == ap.device);
+	CHECK(cudaSetDevice(dev) == cudaSuccess);
+	CHECK(cudaSetDevice(dev + 1) == cudaErrorInvalidDevice);
+	CHECK(cudaGetDeviceProperties(&p, dev + 1) == cudaErrorInvalidDevice);
+	CHECK(cudaGetDeviceProperties(&p, dev) == cudaSuccess);
+	CHECK(!strcmp(p.name, ap.name));
+	CHECK(p.totalGlobalMem == ap.total_mem);
+	CHECK(p.asyncEngineCount == (int)ap.copy_engines);
+	return T_PASS;
+}
+
+struct cb_seen {
+	volatile int calls;
+	cudaError_t status;
+	cudaStream_t stream;
+};
+
+static void cuda_cb(cudaStream_t stream, cudaError_t status, void *arg)
+{
+	struct cb_seen *s = arg;
+
+	s->status = status;
+	s->stream = stream;
+	__atomic_add_fetch(&s->calls, 1, __ATOMIC_RELEASE);
+}
+
+static int cuda_stream_add_callback_status(void)
+{
+	struct cb_seen ok = { 0, cudaErrorUnknown, NULL };
+	struct cb_seen bad = { 0, cudaSuccess, NULL };
+	accel_event_t gate;
+	cudaStream_t s;
+	int i;
+
+	CHECK(t_ctx());
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	CHECK(cudaStreamAddCallback(s, cuda_cb, &ok, 0) == cudaSuccess);
+	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK(cudaStreamAddCallback(s, cuda_cb, &bad, 0) == cudaSuccess);
+	CHECK(cudaStreamAddCallback(s, cuda_cb, &bad, 1) ==
+	      cudaErrorInvalidValue);
+	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
+	CHECK(cudaStreamSynchronize(s) == cudaErrorLaunchFailure);
+	/* Bounded wait for the library thread (a hang guard only). */
+	for (i = 0; i < 30000 && !__atomic_load_n(&bad.calls, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	CHECK(__atomic_load_n(&ok.calls, __ATOMIC_ACQUIRE) == 1);
+	CHECK(ok.status == cudaSuccess && ok.stream == s);
+	CHECK(bad.calls == 1);
+	CHECK(bad.status == cudaErrorLaunchFailure && bad.stream == s);
+	return T_PASS;
+}
+
+static int acl_contexts_and_errors(void)
+{
+	aclrtContext ctx = NULL, cur = NULL;
+	aclrtStream s;
+
+	CHECK(aclrtCreateStream(&s) == ACL_ERROR_UNINITIALIZE);
+	CHECK(aclrtCreateContext(&ctx, 1) == ACL_ERROR_INVALID_DEVICE);
+	CHECK_RET(accel_context_get_current(&cur), -ENODEV);
+	CHECK(aclrtCreateContext(&ctx, 0) == ACL_SUCCESS);
+	CHECK(aclrtGetCurrentContext(&cur) == ACL_SUCCESS && cur == ctx);
+	CHECK(aclrtSetDevice(1) == ACL_ERROR_INVALID_DEVICE);
+	CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
+	CHECK(aclrtCreateStream(&s) == ACL_SUCCESS);
+	CHECK(aclrtDestroyStream(s) == ACL_SUCCESS);
+	CHECK(aclrtDestroyStream(s) == ACL_ERROR_INVALID_RESOURCE_HANDLE);
+	CHECK(aclrtDestroyContext(ctx) == ACL_SUCCESS);
+	CHECK(aclrtDestroyContext(ctx) == ACL_ERROR_INVALID_RESOURCE_HANDLE);
+	return T_PASS;
+}
+
+static int acl_timeouts_and_status(void)
+{
+	aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+	unsigned char *h, *out;
+	accel_event_t gate;
+	aclrtEvent ev;
+	aclrtStream s;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK(aclrtCreateStream(&s) == ACL_SUCCESS);
+	CHECK(aclrtCreateEvent(&ev) == ACL_SUCCESS);
+	CHECK(aclrtMallocHost((void **)&h, 4096) == ACL_SUCCESS);
+	CHECK(aclrtMallocHost((void **)&out, 4096) == ACL_SUCCESS);
+	CHECK(aclrtMalloc(&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+	t_fill(h, 4096, 6);
+	/* count past destMax: refused, nothing queued. */
+	CHECK(aclrtMemcpyAsync(d, 4095, h, 4096, ACL_MEMCPY_HOST_TO_DEVICE,
+			       s) == ACL_ERROR_INVALID_PARAM);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK(aclrtMemcpyAsync(d, 4096, h, 4096, ACL_MEMCPY_HOST_TO_DEVICE,
+			       s) == ACL_SUCCESS);
+	CHECK(aclrtMemcpyAsync(out, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST,
+			       s) == ACL_SUCCESS);
+	CHECK(aclrtRecordEvent(ev, s) == ACL_SUCCESS);
+	CHECK(aclrtQueryEventStatus(ev, &st) == ACL_SUCCESS);
+	CHECK(st == ACL_EVENT_RECORDED_STATUS_NOT_READY);
+	CHECK(aclrtSynchronizeStreamWithTimeout(s, 1) ==
+	      ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+	CHECK(aclrtSynchronizeDeviceWithTimeout(1) ==
+	      ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+	CHECK_OK(t_gate_open(gate));
+	CHECK(aclrtSynchronizeEvent(ev) == ACL_SUCCESS);
+	CHECK(aclrtQueryEventStatus(ev, &st) == ACL_SUCCESS);
+	CHECK(st == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+	CHECK(aclrtSynchronizeStreamWithTimeout(s, -1) == ACL_SUCCESS);
+	CHECK(aclrtSynchronizeDevice() == ACL_SUCCESS);
+	CHECK(t_check_fill(out, 4096, 6));
+	return T_PASS;
+}
+
+T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
+       T(cuda_memcpy_is_synchronous), T(cuda_device_queries),
+       T(cuda_stream_add_callback_status), T(acl_contexts_and_errors),
+       T(acl_timeouts_and_status))

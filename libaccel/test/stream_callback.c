@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * accel_stream_add_callback: the callback runs exactly once and learns the
+ * stream's status (0, the sticky error, or -ECANCELED when the context
+ * goes first), where accel_launch_host_func() would be skipped.
+ */
+#include <time.h>
+#include <sys/wait.h>
+
+#include "helpers.h"
+
+struct seen {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int calls;
+	int status;
+	accel_stream_t stream;
+	unsigned char *pinned;
+	unsigned char value;
+};
+
+#define SEEN_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, \
+		    0, 1, NULL, NULL, 0 }
+
+static void record(accel_stream_t stream, int status, void *arg)
+{
+	struct seen *s = arg;
+
+	pthread_mutex_lock(&s->m);
+	if (s->pinned) {
+		s->value = s->pinned[0];	/* the copy before us landed */
+		s->pinned[0] = 42;		/* the copy after us sees this */
+	}
+	s->calls++;
+	s->status = status;
+	s->stream = stream;
+	pthread_cond_broadcast(&s->c);
+	pthread_mutex_unlock(&s->m);
+}
+
+/* Wait (bounded, as a hang guard only) for the callback to have run. */
+static int wait_calls(struct seen *s, int want)
+{
+	struct timespec ts;
+	int ok;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 30;
+	pthread_mutex_lock(&s->m);
+	while (s->calls < want &&
+	       pthread_cond_timedwait(&s->c, &s->m, &ts) == 0)
+		;
+	ok = s->calls == want;
+	pthread_mutex_unlock(&s->m);
+	return ok;
+}
+
+static void mark(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+static int success_status_zero_in_order(void)
+{
+	struct seen seen = SEEN_INIT;
+	unsigned char *h, *out, *d;
+	accel_stream_t s;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 1, 0));
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 1));
+	seen.pinned = out;
+	h[0] = 7;
+	CHECK_OK(accel_memcpy_async(s, d, h, 1, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s, out, d, 1, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
+	CHECK_OK(accel_memcpy_async(s, d, out, 1, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s, h, d, 1, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(wait_calls(&seen, 1));
+	CHECK_RET(seen.status, 0);
+	CHECK(seen.stream == s);
+	CHECK(seen.value == 7);
+	CHECK(h[0] == 42);
+	return T_PASS;
+}
+
+static int default_stream_named_as_given(void)
+{
+	struct seen seen = SEEN_INIT;
+
+	CHECK(t_ctx());
+	seen.stream = (accel_stream_t)&seen;
+	CHECK_OK(accel_stream_add_callback(ACCEL_STREAM_DEFAULT, record,
+					   &seen, 0));
+	CHECK_OK(accel_stream_synchronize(ACCEL_STREAM_DEFAULT,
+					  ACCEL_TIMEOUT_INFINITE));
+	CHECK(wait_calls(&seen, 1));
+	CHECK_RET(seen.status, 0);
+	CHECK(seen.stream == ACCEL_STREAM_DEFAULT);
+	return T_PASS;
+}
+
+/* The case accel_launch_host_func() skips: the callback learns -EIO. */
+static int failed_stream_reports_error(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	accel_stream_t s;
+	int skipped = 0;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_launch_host_func(s, mark, &skipped));
+	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
+	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
+	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
+	CHECK(wait_calls(&seen, 1));
+	CHECK_RET(seen.status, -EIO);
+	CHECK(seen.stream == s);
+	CHECK(skipped == 0);
+	return T_PASS;
+}
+
+/* Still called, once, when the stream is destroyed with it queued. */
+static int destroyed_stream_still_reports(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
+	CHECK_OK(accel_stream_destroy(s));
+	CHECK(seen.calls == 0);
+	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
+	CHECK(wait_calls(&seen, 1));
+	CHECK_RET(seen.status, -EIO);
+	CHECK(seen.stream == s);
+	return T_PASS;
+}
+
+/* The context goes first: called from the destroy with -ECANCELED. */
+static int context_destroy_cancels(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK_OK(accel_context_create(&ctx, 0));
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
+	CHECK(seen.calls == 0);
+	CHECK_OK(accel_context_destroy(ctx));
+	CHECK(seen.calls == 1);
+	CHECK_RET(seen.status, -ECANCELED);
+	CHECK(seen.stream == s);
+	return T_PASS;
+}
+
+static int errnos(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_stream_t s;
+
+	CHECK_RET(accel_stream_add_callback(ACCEL_STREAM_DEFAULT, record,
+					    &seen, 0), -ENODEV);
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_RET(accel_stream_add_callback(s, NULL, NULL, 0), -EINVAL);
+	CHECK_RET(accel_stream_add_callback(s, record, &seen, 1), -EINVAL);
+	CHECK_OK(accel_stream_destroy(s));
+	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -ENOENT);
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+static int failed_before_the_call(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
+	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
+	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EIO);
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+static int queue_full(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	unsigned char *h;
+	accel_stream_t s;
+	int i, ret = 0;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
+	CHECK_OK(accel_malloc(NULL, &d, 1));
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < 1 << 20 && !ret; i++)
+		ret = accel_memcpy_async(s, d, h, 1, ACCEL_MEMCPY_H2D);
+	CHECK_RET(ret, -EAGAIN);
+	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EAGAIN);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+static int other_process(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_stream_t s;
+	int status;
+	pid_t pid;
+
+	if (getenv("ACCEL_BACKEND") && strcmp(getenv("ACCEL_BACKEND"), "cpu"))
+		return T_SKIP;		/* a CUDA backend does not survive fork */
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid)
+		_exit(accel_stream_add_callback(s, record, &seen, 0) ==
+		      -EACCES ? 0 : 1);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(seen.calls == 0);
+	return T_PASS;
+}
+
+T_MAIN(T(failed_before_the_call), T(queue_full), T(other_process),
+       T(success_status_zero_in_order), T(default_stream_named_as_given),
+       T(failed_stream_reports_error), T(destroyed_stream_still_reports),
+       T(context_destroy_cancels), T(errnos))
