@@ -2,11 +2,19 @@
 #
 # accelstream: the two commands are
 #	make run	build, start the real module, run the main job
-#	make check	every test (unit, libaccel, VM kselftests, accelctl)
-# Both install the Debian packages they need, once, when missing.
+#	make check	every test (unit, libaccel, VM kselftests, accelctl,
+#			docs, install, the Debian packages); warnings are errors
+# Both install the Debian packages they need (scripts/deps.sh), once, when
+# missing; so does make deps. No other target installs anything.
 #
+#	make user	libaccel and accelctl only (no kernel headers needed)
+#	make deb	the Debian packages, into build/deb (dpkg-buildpackage)
+#	make dist	accelstream-$(VERSION).tar.gz from git (git archive HEAD)
+#	make version-check	every version string agrees with VERSION
 # Kernel builds use Kbuild (./Kbuild -> driver/Kbuild):
 #	make module [KERNEL=stock|rt] [KDIR=...]
+# CPPFLAGS, CFLAGS and LDFLAGS are honoured; WERROR=1 (make check sets it)
+# turns compiler warnings into errors, never set for a packager's build.
 
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 
@@ -16,21 +24,24 @@ all:
 include mk/vm.mk
 include mk/docs.mk
 include mk/install.mk
+include mk/pkg.mk
 
 KDIR ?= $(VM_KDIR)
 KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt debug)
 
-.PHONY: all module unit check run clean help deps fuzz
+.PHONY: all user module unit check run clean help deps fuzz fuzz-api
 
-all: module
-	$(MAKE) -C libaccel
-	$(MAKE) -C tools/accelctl
+all: module user
+
+# libaccel (its .pc for PREFIX/LIBDIR, its man pages), accelctl and
+# accelctl(8): what install-user installs (mk/install.mk).
+user: user-build $(MAN8_OUT)
 
 help:
-	@sed -n '3,10p' Makefile
+	@sed -n '3,20p' Makefile
 
 deps:
-	scripts/deps.sh vm build
+	scripts/deps.sh vm build docs pkg
 
 # W=1 and no warnings: a warning fails the build.
 module:
@@ -46,7 +57,7 @@ build-dir:
 	@mkdir -p $(TOP)/build
 
 check:
-	KERNELS='$(KERNELS)' scripts/check.sh
+	WERROR=1 KERNELS='$(KERNELS)' scripts/check.sh
 
 run:
 	scripts/run.sh $(if $(FILE),'$(FILE)')
@@ -57,8 +68,16 @@ fuzz:
 	SECONDS='$(or $(SECONDS),300)' $(if $(SEED),SEED='$(SEED)') \
 		fuzz/run-vm.sh $(if $(filter command line,$(origin KERNEL)),$(KERNEL),debug)
 
+# make fuzz-api [SECONDS=N] [API_SEED=S API_COUNT=N]: libFuzzer on
+# libaccel's API (inproc) for N seconds, then the corpus and N seeded
+# sequences replayed. Crash inputs land in build/fuzz/api-artifacts.
+fuzz-api:
+	$(MAKE) -C fuzz api-fuzz-run SECONDS='$(or $(SECONDS),300)'
+	$(MAKE) -C fuzz api-replay-run $(if $(API_SEED),API_SEED='$(API_SEED)') \
+		$(if $(API_COUNT),API_COUNT='$(API_COUNT)')
+
 clean:
-	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	$(if $(KDIR),-$(MAKE) -C $(KDIR) M=$(TOP) clean)
 	-$(MAKE) -C libaccel clean
 	-$(MAKE) -C tools/accelctl clean
 	rm -rf build

@@ -24,7 +24,10 @@ sys.path.insert(0, os.path.join(tools, 'Documentation', 'sphinx'))
 project = 'accelstream'
 copyright = '2026, The accelstream authors'
 author = 'The accelstream authors'
-release = '1'
+# The project's one version (VERSION at the top of the tree).
+with open(os.path.join(srctree, 'VERSION')) as _f:
+    release = _f.read().strip()
+version = '.'.join(release.split('.')[:2])
 
 # kerneldoc: the .. kernel-doc:: directive; automarkup: function() and
 # struct names become cross-references, as in the kernel's own manuals.
@@ -42,6 +45,8 @@ highlight_language = 'none'
 c_id_attributes = [
     '__init', '__exit', '__user', '__iomem', '__must_check',
     '__always_inline', 'noinline', 'inline', 'static',
+    # libaccel's libaccel.h: its inline wrappers are ACCELINLINE.
+    'ACCELINLINE',
 ]
 
 source_suffix = '.rst'
@@ -51,12 +56,13 @@ exclude_patterns = ['_build']
 pygments_style = 'sphinx'
 
 html_theme = 'alabaster'
-html_title = 'accelstream documentation'
+html_title = 'accelstream %s documentation' % release
 html_static_path = []
 html_show_sourcelink = False
 
-# Emitted once per ambiguous C identifier across the three manuals; the
-# names are unique in this project.
+# Duplicate C declarations are errors: libaccel's calls, which share names
+# with the ioctl structures, are declared in a C namespace of their own
+# (Documentation/libaccel/index.rst).
 suppress_warnings = []
 
 if sphinx.version_info < (3, 1):

@@ -309,7 +309,7 @@ int main(void)
 		row("H2D+D2H", size, 2, lib, raw);
 	}
 
-	/* Pageable H2D: libaccel stages through a bounce buffer. */
+	/* Pageable H2D: libaccel stages through its pinned staging pool. */
 	{
 		size_t size = max_size < ((size_t)64 << 20) ? max_size :
 			      (size_t)64 << 20;

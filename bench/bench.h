@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>

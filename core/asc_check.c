@@ -430,3 +430,23 @@ int asc_ioctl_index(unsigned int cmd)
 			return i;
 	return -ENOTTY;
 }
+
+/**
+ * asc_default_pinned_mb() - the default per-context pin limit
+ * @ram_bytes: the machine's RAM (totalram_pages() in bytes in the module,
+ *	_SC_PHYS_PAGES in the in-process model).
+ *
+ * A context may pin a quarter of RAM by default, so that one process
+ * cannot take a small machine's memory away from reclaim; RLIMIT_MEMLOCK
+ * still applies to users without CAP_IPC_LOCK.
+ *
+ * Return: the limit in MiB, at least 1 and at most U32_MAX.
+ */
+u32 asc_default_pinned_mb(u64 ram_bytes)
+{
+	u64 mb = (ram_bytes / ASC_DEFAULT_PINNED_DIV) >> 20;
+
+	if (!mb)
+		return 1;
+	return mb > 0xffffffffULL ? 0xffffffffU : (u32)mb;
+}

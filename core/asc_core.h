@@ -317,6 +317,23 @@ enum asc_ioctl {
 
 int asc_ioctl_index(unsigned int cmd);
 
+/*
+ * The default of the per-context pin limit (max_pinned_mb), from the
+ * machine's RAM in bytes: a quarter of it, in MiB, at least 1.
+ */
+#define ASC_DEFAULT_PINNED_DIV	4
+u32 asc_default_pinned_mb(u64 ram_bytes);
+
+/* Introspection (ACCEL_IOC_QUERY, asc_query.c). */
+u32 asc_query_entry_size(u32 kind);
+int asc_check_query(const struct accel_query *q);
+bool asc_query_visible(bool self, bool same_uid, bool admin);
+void asc_stream_info_init(struct accel_stream_info *out,
+			  const struct asc_timeline *tl,
+			  const struct asc_queue *q);
+void asc_region_info_init(struct accel_region_info *out,
+			  const struct asc_region *r);
+
 /* Limits shared by both shells. */
 #define ASC_MAX_STREAMS		1024
 #define ASC_MAX_EVENTS		65536

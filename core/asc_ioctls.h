@@ -6,6 +6,7 @@
  * for its handler table (ACCEL_IOC_<command> -> <prefix>_<handler>...()).
  */
 ASC_IOCTL(GET_INFO, get_info)
+ASC_IOCTL(QUERY, query)
 ASC_IOCTL(MEM_REGISTER, mem_register)
 ASC_IOCTL(MEM_ALLOC, mem_alloc)
 ASC_IOCTL(MEM_RELEASE, mem_release)

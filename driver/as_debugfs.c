@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * accelstream: debugfs, the interface accelctl reads. The layout is
- * documented in the admin guide (Documentation/admin-guide/).
+ * accelstream: debugfs, for debugging: no ABI (the stable interface of
+ * admin tools is as_sysfs.c's). The layout is described in the admin
+ * guide (Documentation/admin-guide/).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -12,43 +13,19 @@ static struct dentry *as_dbg_root;
 
 static int as_summary_show(struct seq_file *m, void *unused)
 {
-	u64 streams = 0, events = 0, regions = 0, queued = 0;
-	u64 pinned = 0, device = 0, contexts = 0;
-	struct as_ctx *ctx;
+	struct as_totals t;
 
-	mutex_lock(&as_ctx_list_lock);
-	list_for_each_entry(ctx, &as_ctx_list, node) {
-		struct as_stream *s;
-		struct as_mem *r;
-		struct as_event_obj *ev;
-
-		contexts++;
-		spin_lock(&ctx->lock);
-		list_for_each_entry(s, &ctx->streams, node)
-			streams++;
-		list_for_each_entry(r, &ctx->regions, node)
-			regions++;
-		list_for_each_entry(ev, &ctx->events, node)
-			events++;
-		queued += ctx->queued;
-		pinned += ctx->pinned_bytes;
-		device += ctx->device_bytes;
-		spin_unlock(&ctx->lock);
-	}
-	mutex_unlock(&as_ctx_list_lock);
-
+	as_totals(&t);
 	seq_printf(m, "abi_version %u\n", ACCEL_ABI_VERSION);
-	seq_printf(m, "contexts %llu\n", contexts);
-	seq_printf(m, "streams %llu\n", streams);
-	seq_printf(m, "events %llu\n", events);
-	seq_printf(m, "regions %llu\n", regions);
-	seq_printf(m, "queued %llu\n", queued);
-	seq_printf(m, "pinned_bytes %llu\n", pinned);
-	seq_printf(m, "device_bytes %llu\n", device);
-	seq_printf(m, "submitted_total %lld\n",
-		   (long long)atomic64_read(&as_submitted_total));
-	seq_printf(m, "retired_total %lld\n",
-		   (long long)atomic64_read(&as_retired_total));
+	seq_printf(m, "contexts %llu\n", t.contexts);
+	seq_printf(m, "streams %llu\n", t.streams);
+	seq_printf(m, "events %llu\n", t.events);
+	seq_printf(m, "regions %llu\n", t.regions);
+	seq_printf(m, "queued %llu\n", t.queued);
+	seq_printf(m, "pinned_bytes %llu\n", t.pinned_bytes);
+	seq_printf(m, "device_bytes %llu\n", t.device_bytes);
+	seq_printf(m, "submitted_total %llu\n", t.submitted_total);
+	seq_printf(m, "retired_total %llu\n", t.retired_total);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(as_summary);

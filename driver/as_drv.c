@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
@@ -23,10 +24,11 @@
 
 #include "as_drv.h"
 
-static unsigned int max_pinned_mb = 4096;
+/* 0 at load: a quarter of RAM (asc_default_pinned_mb()), set in as_init(). */
+static unsigned int max_pinned_mb;
 module_param(max_pinned_mb, uint, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
-		 "Most host memory one context may pin, MiB (RLIMIT_MEMLOCK also applies)");
+		 "Most host memory one context may pin, MiB (default: a quarter of RAM; RLIMIT_MEMLOCK also applies)");
 
 static unsigned int max_device_mb = 1024;
 module_param(max_device_mb, uint, 0644);
@@ -255,8 +257,8 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (asc_check_info(&info))
 		return -EINVAL;
 
-	asc_info_fill(&info, ASC_CAPS | ACCEL_CAP_POLL, ctx->max_pinned_bytes,
-		      ctx->max_device_bytes, PAGE_SIZE);
+	asc_info_fill(&info, ASC_CAPS | ACCEL_CAP_POLL | ACCEL_CAP_QUERY,
+		      ctx->max_pinned_bytes, ctx->max_device_bytes, PAGE_SIZE);
 
 	if (copy_to_user(arg, &info, sizeof(info)))
 		return -EFAULT;
@@ -285,6 +287,8 @@ static int as_open(struct inode *inode, struct file *file)
 	ctx->max_pinned_bytes = (u64)READ_ONCE(max_pinned_mb) << 20;
 	ctx->max_device_bytes = (u64)READ_ONCE(max_device_mb) << 20;
 	ctx->tgid = task_tgid_nr(current);
+	ctx->pid = get_pid(task_tgid(current));
+	ctx->uid = current_euid();
 	get_task_comm(ctx->comm, current);
 	ctx->mm = current->mm;
 	if (ctx->mm)
@@ -365,6 +369,7 @@ static int as_release(struct inode *inode, struct file *file)
 
 	xa_destroy(&ctx->handles);
 	free_uid(ctx->user);
+	put_pid(ctx->pid);
 	if (ctx->mm)
 		mmdrop(ctx->mm);
 	kfree(ctx);
@@ -471,6 +476,7 @@ static struct miscdevice as_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = AS_DRV_NAME,
 	.fops = &as_fops,
+	.groups = as_sysfs_groups,
 	.mode = 0660,
 };
 
@@ -478,6 +484,9 @@ static int __init as_init(void)
 {
 	int ret;
 
+	if (!max_pinned_mb)
+		max_pinned_mb = asc_default_pinned_mb((u64)totalram_pages() <<
+						     PAGE_SHIFT);
 	as_wq = alloc_workqueue("accelstream", WQ_UNBOUND, 0);
 	if (!as_wq)
 		return -ENOMEM;
@@ -515,3 +524,5 @@ module_exit(as_exit);
 MODULE_DESCRIPTION("accelstream: streams, events and asynchronous copies over pinned memory");
 MODULE_AUTHOR("The accelstream authors");
 MODULE_LICENSE("GPL");
+/* Kept equal to VERSION by tests/install/versions.sh (make check). */
+MODULE_VERSION("1.3.0");

@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -22,7 +23,9 @@
 
 #define AS_DRV_NAME	"accelstream"
 
+struct attribute_group;
 struct dentry;
+struct pid;
 
 /**
  * enum as_obj_type - what a handle names
@@ -52,6 +55,8 @@ struct as_obj {
  *	and pinned pages show in its pinned_vm.
  * @user: the opener's user, whose locked_vm pinned pages are charged to.
  * @tgid: the opener's thread group id, for debugfs.
+ * @pid: the opener's thread group (a reference), for %ACCEL_IOC_QUERY.
+ * @uid: the opener's effective uid: who may see the context in a query.
  * @comm: the opener's command name, for debugfs.
  * @id: context number, for debugfs.
  * @lock: Protects every field below, the core state of every object of
@@ -84,6 +89,8 @@ struct as_ctx {
 	struct mm_struct *mm;
 	struct user_struct *user;
 	pid_t tgid;
+	struct pid *pid;
+	kuid_t uid;
 	char comm[16];
 	u32 id;
 
@@ -310,6 +317,35 @@ int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_exec_detach_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_exec_fetch_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg);
+
+/**
+ * struct as_totals - every context's objects and bytes, added up
+ * @contexts: open files.
+ * @streams: streams, draining ones included.
+ * @events: events, dead-and-referenced ones included.
+ * @regions: regions, release-deferred ones included.
+ * @queued: descriptors submitted and not retired.
+ * @pinned_bytes: host bytes pinned.
+ * @device_bytes: device bytes allocated.
+ * @submitted_total: descriptors submitted since load.
+ * @retired_total: descriptors retired since load.
+ */
+struct as_totals {
+	u64 contexts;
+	u64 streams;
+	u64 events;
+	u64 regions;
+	u64 queued;
+	u64 pinned_bytes;
+	u64 device_bytes;
+	u64 submitted_total;
+	u64 retired_total;
+};
+
+/* as_sysfs.c */
+extern const struct attribute_group *as_sysfs_groups[];
+void as_totals(struct as_totals *t);
+int as_query_ioctl(struct as_ctx *self, void __user *arg);
 
 /* as_debugfs.c */
 void as_debugfs_init(void);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #define TRY(call) do {							\
 	int _r = (call);						\

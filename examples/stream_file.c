@@ -9,8 +9,11 @@
  * standard output, so that `stream_file FILE | sha256sum` can be compared
  * with `sha256sum FILE`. The figures go to standard error.
  *
- * Usage: stream_file [-c CHUNK_BYTES] [-n NAME] FILE [SIZE]
+ * Usage: stream_file [-c CHUNK_BYTES] [-n NAME] [-p N:FD] FILE [SIZE]
  *   NAME: what to call the input in the figures (default: FILE).
+ *   -p N:FD: once N chunks came back, write "N\n" to file descriptor FD
+ *   and wait for SIGINT or SIGTERM, so that a runner interrupts the run in
+ *   its middle for certain, whatever the machine's speed.
  *   SIZE: bytes to stream (default: the file's size); lets a block device
  *   carry a file whose size is not a multiple of its sectors.
  */
@@ -27,7 +30,7 @@
 #include <sys/stat.h>
 #include <linux/fs.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #define NSLOT		2
 #define SEC_NS		(30ULL * 1000000000ULL)
@@ -38,6 +41,29 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
+}
+
+/* -p: say that the pause point is reached, then wait for the signal. */
+static int pause_point(int fd, uint64_t n)
+{
+	sigset_t block, old;
+	char line[32];
+	int len;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	/* Blocked first: a signal sent as soon as the line is read waits. */
+	sigprocmask(SIG_BLOCK, &block, &old);
+	len = snprintf(line, sizeof(line), "%" PRIu64 "\n", n);
+	if (write(fd, line, (size_t)len) != len) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -errno;
+	}
+	while (!interrupted)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
 }
 
 static int die(const char *what, int err)
@@ -123,19 +149,32 @@ int main(int argc, char **argv)
 	accel_context *ctx;
 	struct sigaction sa_int = { .sa_handler = on_signal };
 	const char *path, *name = NULL, *transport, *backend;
+	static const char usage[] =
+		"usage: %s [-c CHUNK_BYTES] [-n NAME] [-p N:FD] FILE [SIZE]\n";
+	uint64_t pause_at = 0;
+	int pause_fd = -1;
 	double t0, t1;
 	int opt, fd, ret, s;
+	char *end;
 
-	while ((opt = getopt(argc, argv, "c:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:p:")) != -1) {
 		if (opt == 'n') {
 			name = optarg;
+		} else if (opt == 'p') {
+			pause_at = strtoull(optarg, &end, 0);
+			if (!pause_at || *end != ':' ||
+			    (pause_fd = (int)strtol(end + 1, &end, 0)) < 0 ||
+			    *end) {
+				fprintf(stderr, usage, argv[0]);
+				return 2;
+			}
 		} else if (opt != 'c' || !(chunk = strtoull(optarg, NULL, 0))) {
-			fprintf(stderr, "usage: %s [-c CHUNK_BYTES] [-n NAME] FILE [SIZE]\n", argv[0]);
+			fprintf(stderr, usage, argv[0]);
 			return 2;
 		}
 	}
 	if (optind >= argc || argc - optind > 2) {
-		fprintf(stderr, "usage: %s [-c CHUNK_BYTES] [-n NAME] FILE [SIZE]\n", argv[0]);
+		fprintf(stderr, usage, argv[0]);
 		return 2;
 	}
 	path = argv[optind];
@@ -241,6 +280,8 @@ int main(int argc, char **argv)
 			ret = accel_event_synchronize(d2h_done[s], SEC_NS);
 			if (!ret)
 				ret = write_full(STDOUT_FILENO, hout[s], n);
+			if (!ret && pause_at && i == pause_at)
+				ret = pause_point(pause_fd, i);
 		}
 	}
 	t1 = now_s();

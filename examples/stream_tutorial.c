@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #define N 100
 

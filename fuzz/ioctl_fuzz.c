@@ -155,7 +155,7 @@ enum {
 	C_GET_INFO, C_REGISTER, C_ALLOC, C_RELEASE, C_SCREATE, C_SDESTROY,
 	C_SQUERY, C_SSYNC, C_SUBMIT, C_ECREATE, C_EDESTROY, C_ERECORD,
 	C_EQUERY, C_ELAPSED, C_SIGNAL, C_WAIT, C_EXEC, C_BAD, C_READ, C_MMAP,
-	C_NR
+	C_QUERY, C_NR
 };
 
 static const char *const cname[C_NR] = {
@@ -163,7 +163,7 @@ static const char *const cname[C_NR] = {
 	"STREAM_DESTROY", "STREAM_QUERY", "STREAM_SYNC", "SUBMIT",
 	"EVENT_CREATE", "EVENT_DESTROY", "EVENT_RECORD", "EVENT_QUERY",
 	"EVENT_ELAPSED", "EVENT_SIGNAL", "WAIT", "EXEC_*", "bad-cmd", "read",
-	"mmap",
+	"mmap", "QUERY",
 };
 
 #define E(x) (1ull << (x))
@@ -193,6 +193,7 @@ static const uint64_t allowed[C_NR] = {
 	[C_READ] = E(EAGAIN) | E(EINVAL),
 	[C_MMAP] = E(EINVAL) | E(ENOENT) | E(ENOMEM) | E(EACCES) | E(EPERM) |
 		   E(EBUSY),
+	[C_QUERY] = E(EINVAL) | E(ENOENT) | E(ENOMEM),
 };
 
 static atomic_ullong n_calls, n_ok;
@@ -479,6 +480,76 @@ static void op_get_info(struct slot *s, struct rng *r)
 		}
 	}
 }
+
+#ifdef ACCEL_IOC_QUERY
+/* Context ids seen in answers, to name other files' contexts. */
+static _Atomic uint32_t seen_ctx[8];
+
+/* ACCEL_IOC_QUERY: the answer writes no more than it says, once SELF. */
+static void op_query(struct slot *s, struct rng *r)
+{
+	static const uint32_t size[] = {
+		0, sizeof(struct accel_ctx_info),
+		sizeof(struct accel_stream_info),
+		sizeof(struct accel_region_info),
+	};
+	uint8_t buf[8 * sizeof(struct accel_ctx_info) + 64];
+	struct accel_query q = { 0 };
+	uint32_t written, i, self = 0;
+
+	q.kind = chance(r, 16) ? (uint32_t)interesting64(r) : 1 + below(r, 3);
+	q.entry_size = q.kind >= 1 && q.kind <= 3 ? size[q.kind] : 96;
+	if (chance(r, 16))
+		q.entry_size = below(r, 128);
+	if (q.kind != ACCEL_QUERY_CONTEXTS || chance(r, 16))
+		q.ctx_id = chance(r, 4) ? 0 : chance(r, 8) ?
+			   (uint32_t)interesting64(r) :
+			   atomic_load(&seen_ctx[below(r, 8)]);
+	if (chance(r, 32))
+		q.flags = 1u << below(r, 32);
+	q.capacity = chance(r, 16) ? (uint32_t)interesting64(r) : below(r, 9);
+	/* buf holds 8 entries; a larger capacity must be refused unwritten. */
+	if (q.capacity > 8 && q.capacity <= ACCEL_QUERY_MAX_ENTRIES)
+		q.capacity = 8;
+	q.entries = (uintptr_t)buf;
+	if (chance(r, 32))
+		q.entries = interesting64(r);
+	memset(buf, 0xcc, sizeof(buf));
+	if (chance(r, 64)) {
+		xioctl(C_QUERY, s->fd, ACCEL_IOC_QUERY,
+		       (void *)(uintptr_t)interesting64(r));
+		return;
+	}
+	if (xioctl(C_QUERY, s->fd, ACCEL_IOC_QUERY, &q) ||
+	    q.entries != (uintptr_t)buf)
+		return;
+	written = q.count < q.capacity ? q.count : q.capacity;
+	if ((size_t)written * q.entry_size > sizeof(buf) ||
+	    buf[written * q.entry_size] != 0xcc) {
+		atomic_fetch_add(&n_invariant, 1);
+		note("invariant", "QUERY kind %u wrote past %u entries",
+		     q.kind, written);
+		return;
+	}
+	if (q.kind != ACCEL_QUERY_CONTEXTS)
+		return;
+	for (i = 0; i < written; i++) {
+		struct accel_ctx_info c;
+
+		memcpy(&c, buf + i * sizeof(c), sizeof(c));
+		atomic_store(&seen_ctx[below(r, 8)], c.id);
+		if (c.flags & ACCEL_CTX_SELF)
+			self++;
+		if (c.pad || (c.flags & ~(ACCEL_CTX_SELF | ACCEL_CTX_EXECUTOR)))
+			self = 99;
+	}
+	if (self > 1 || (written == q.count && self != 1)) {
+		atomic_fetch_add(&n_invariant, 1);
+		note("invariant", "QUERY contexts: %u entries marked SELF of %u",
+		     self, written);
+	}
+}
+#endif
 
 static void op_register(struct slot *s, struct rng *r)
 {
@@ -941,6 +1012,9 @@ static void op_bad_cmd(struct slot *s, struct rng *r)
 		ACCEL_IOC_EVENT_DESTROY, ACCEL_IOC_EVENT_RECORD,
 		ACCEL_IOC_EVENT_QUERY, ACCEL_IOC_EVENT_ELAPSED,
 		ACCEL_IOC_EVENT_SIGNAL, ACCEL_IOC_WAIT,
+#ifdef ACCEL_IOC_QUERY
+		ACCEL_IOC_QUERY,
+#endif
 #ifdef ACCEL_IOC_EXEC_ATTACH
 		ACCEL_IOC_EXEC_ATTACH, ACCEL_IOC_EXEC_DETACH,
 		ACCEL_IOC_EXEC_FETCH, ACCEL_IOC_EXEC_COMPLETE,
@@ -1185,8 +1259,14 @@ static void *worker_main(void *arg)
 			op_new_map(s, r);
 		} else if (op < 40) {
 			op_munmap(s, r);
-		} else if (op < 60) {
+		} else if (op < 50) {
 			op_get_info(s, r);
+		} else if (op < 60) {
+#ifdef ACCEL_IOC_QUERY
+			op_query(s, r);
+#else
+			op_get_info(s, r);
+#endif
 		} else if (op < 140) {
 			op_register(s, r);
 		} else if (op < 220) {

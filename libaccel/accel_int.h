@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-/* The uapi first: accel.h defers to its ACCEL_TIMEOUT_INFINITE. */
+/* The uapi first: libaccel.h defers to its ACCEL_TIMEOUT_INFINITE. */
 #include "accelstream.h"
-#include "accel.h"
+#include "libaccel.h"
 #include "transport.h"
 #include <syslog.h>
 
@@ -79,6 +79,7 @@ struct accel_region {
 };
 
 struct accel_hostfn_job;
+struct accel_staging;
 
 struct accel_ctx {
 	struct accel_obj obj;
@@ -113,6 +114,9 @@ struct accel_ctx {
 	/* Who runs the queues (backend.h), and that backend's own state. */
 	const struct accel_backend_ops *backend;
 	void *backend_data;
+
+	/* Pageable copies' pinned chunks (staging.c), made on first use. */
+	struct accel_staging *staging;
 };
 
 /* Streams and events of a context, so that destroying it kills them. */
@@ -244,6 +248,12 @@ int accel_check_src(struct accel_ctx *ctx, accel_stream_t stream,
 		    const struct accel_region *r, void **token);
 void accel_check_done(void *token);
 void accel_check_forget(uintptr_t base, size_t len);
+/*
+ * A pageable destination that can no longer be written when its copy
+ * finished (freed or unmapped before the synchronize): nothing is
+ * written; under ACCEL_CHECK the mode's report says so.
+ */
+void accel_check_dst_gone(void *dst, size_t len, uint32_t kstream);
 
 /*
  * accel_last_error_string() is about the thread's last call only: every

@@ -296,3 +296,17 @@ void accel_check_forget(uintptr_t base, size_t len)
 	}
 	pthread_mutex_unlock(&check_lock);
 }
+
+void accel_check_dst_gone(void *dst, size_t len, uint32_t kstream)
+{
+	char msg[256];
+	int n;
+
+	if (!accel_check_enabled())
+		return;
+	n = snprintf(msg, sizeof(msg),
+		     "libaccel: ACCEL_CHECK: the pageable destination %p (%zu bytes) of a copy on stream %u was freed or unmapped before the copy finished: nothing written there\n",
+		     dst, len, kstream);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, msg, (size_t)n);
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "accel_int.h"
+#include "staging.h"
 
 /* Protects ctx_list and ctx_seq. */
 static pthread_mutex_t ctx_list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -218,7 +219,9 @@ static void ctx_release(struct accel_obj *obj)
 
 	/* The device finishes what it was handed before memory goes. */
 	accel_backend_stop(ctx);
+	accel_staging_stop(ctx);
 	accel_regions_teardown(ctx);
+	accel_staging_teardown(ctx);
 	ctx->ops->close(ctx->tp);
 	ctx->backend->teardown(ctx);
 	pthread_mutex_destroy(&ctx->lock);
@@ -349,6 +352,7 @@ int accel_context_destroy(accel_context *handle)
 	/* Threads blocked in a wait on it return (-ENOENT). */
 	accel_doom(ctx);
 	accel_hostfn_stop(ctx);
+	accel_staging_stop(ctx);
 
 	/* Kill every stream and event handle; each holds a context ref. */
 	for (;;) {

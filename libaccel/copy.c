@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * accel_memcpy_async(): resolve raw pointers to regions, stage pageable
- * memory through library-owned pinned buffers, queue one COPY.
+ * accel_memcpy_async(): resolve raw pointers to regions, queue one COPY,
+ * or hand a copy with a pageable side to the staging pool (staging.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,24 +11,13 @@
 #include <string.h>
 
 #include "accel_int.h"
+#include "staging.h"
 
 struct side {
 	bool found;
 	struct accel_region r;
 	uint32_t handle;
 	uint64_t offset;
-	/* Pageable: a bounce buffer. */
-	void *bounce;
-	size_t bounce_len;
-};
-
-struct copy_out {
-	struct accel_ctx *ctx;
-	void *dst;
-	size_t bytes;
-	uint32_t handle;
-	void *bounce;
-	size_t bounce_len;
 };
 
 struct check_done {
@@ -45,7 +34,7 @@ static const char *const region_kind_call[] = {
 };
 
 /*
- * A copy staged through a bounce buffer: say so, and why, in
+ * A copy staged through the pinned staging pool: say so, and why, in
  * accel_last_error_string(); print it (once per cause) only when the
  * user asked with ACCEL_SYNC_DEBUG=1.
  */
@@ -57,13 +46,13 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 	uint64_t owner;
 
 	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
-		accel_set_error("the copy %s %p was staged through a bounce buffer like pageable memory (synchronous on the host side): %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
+		accel_set_error("the copy %s %p was staged through the pinned staging pool like pageable memory (synchronous on the host side): %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
 				what, ptr, ptr, region_kind_call[r.kind],
 				(unsigned long long)owner,
 				(unsigned long long)ctx->handle);
 		once = &warned_foreign;
 	} else {
-		accel_set_error("the copy %s pageable memory %p was staged through a bounce buffer (synchronous on the host side); use accel_host_alloc() or accel_host_register() for asynchronous copies",
+		accel_set_error("the copy %s pageable memory %p was staged through the pinned staging pool (the source is read before the call returns); use accel_host_alloc() or accel_host_register() for asynchronous copies",
 				what, ptr);
 	}
 	if (!accel_env_flag("ACCEL_SYNC_DEBUG") || atomic_exchange(once, true))
@@ -116,24 +105,6 @@ static int check_kind(enum accel_memcpy_kind kind, const struct side *dst,
 	return -EINVAL;
 }
 
-/* The copy failed or the context goes first: release, deliver nothing. */
-static void copy_out_drop(void *arg)
-{
-	struct copy_out *co = arg;
-
-	accel_bounce_release(co->ctx, co->handle, co->bounce, co->bounce_len);
-	accel_ctx_put(co->ctx);
-	free(co);
-}
-
-static void copy_out_fn(void *arg)
-{
-	struct copy_out *co = arg;
-
-	memcpy(co->dst, co->bounce, co->bytes);
-	copy_out_drop(co);
-}
-
 static void check_done_fn(void *arg)
 {
 	struct check_done *cd = arg;
@@ -141,45 +112,6 @@ static void check_done_fn(void *arg)
 	accel_check_done(cd->src_token);
 	accel_check_done(cd->dst_token);
 	free(cd);
-}
-
-/* Fill a pageable destination once the copy into its bounce retired. */
-static int queue_copy_out(struct accel_stream_impl *s, void *dst,
-			  size_t bytes, struct side *d)
-{
-	struct accel_ctx *ctx = s->child.ctx;
-	struct copy_out *co;
-	int ret = -ENOMEM;
-
-	co = malloc(sizeof(*co));
-	if (co) {
-		co->ctx = ctx;
-		co->dst = dst;
-		co->bytes = bytes;
-		co->handle = d->handle;
-		co->bounce = d->bounce;
-		co->bounce_len = d->bounce_len;
-		accel_obj_ref(&ctx->obj);
-		ret = accel_hostfn_launch_drop(ctx, s->kstream, copy_out_fn,
-					       copy_out_drop, co);
-		if (!ret)
-			return 0;
-		accel_ctx_put(ctx);
-		free(co);
-	}
-	/* No host function: finish the copy here rather than lose it. */
-	{
-		struct accel_stream_sync ss = {
-			.handle = s->kstream,
-			.timeout_ns = ACCEL_TIMEOUT_INFINITE,
-		};
-
-		ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
-		if (!ret)
-			memcpy(dst, d->bounce, bytes);
-		accel_bounce_release(ctx, d->handle, d->bounce, d->bounce_len);
-	}
-	return ret;
 }
 
 static void queue_check_done(struct accel_stream_impl *s, void *src_token,
@@ -240,58 +172,57 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	 */
 	if (!ret && bytes && !d.found)
 		ret = accel_range_check((uintptr_t)dst, bytes, true);
+	/*
+	 * Any source libaccel did not hand out or register is read by the
+	 * library at enqueue: one that cannot be read is -EFAULT now, not a
+	 * SIGSEGV in the staging memcpy. One madvise(MADV_POPULATE_READ)
+	 * for the whole range (vmcheck.c), the pages being read next anyway.
+	 */
+	if (!ret && bytes && !sr.found)
+		ret = accel_range_check((uintptr_t)src, bytes, false);
+	/* A failed stream fails every call, a copy of 0 bytes too. */
 	if (!ret && !bytes)
 		ret = accel_stream_error(s);
 	if (ret || !bytes)
 		goto out;
 
-	if (!sr.found) {
-		/* Pageable source: staged now, the caller may free it. */
-		warn_staging(ctx, src, "from");
-		ret = accel_bounce_alloc(ctx, bytes, &sr.handle, &sr.bounce,
-					 &sr.bounce_len);
-		if (ret)
-			goto out;
-		memcpy(sr.bounce, src, bytes);
-	}
-	if (!d.found) {
-		warn_staging(ctx, dst, "into");
-		ret = accel_bounce_alloc(ctx, bytes, &d.handle, &d.bounce,
-					 &d.bounce_len);
-		if (ret)
-			goto out_src;
-	}
-
 	check = accel_check_enabled();
 	if (check && d.found && !is_device(&d))
 		accel_check_dst(ctx, (uintptr_t)dst, bytes, &d.r, &dst_token);
 
-	memset(&desc, 0, sizeof(desc));
-	desc.op = ACCEL_OP_COPY;
-	desc.dst = d.handle;
-	desc.src = sr.handle;
-	desc.dst_offset = d.offset;
-	desc.src_offset = sr.offset;
-	desc.length = bytes;
-	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
+	if (!sr.found || !d.found) {
+		struct accel_stage_side dd = {
+			.pageable = !d.found, .ptr = dst,
+			.handle = d.handle, .offset = d.offset,
+		};
+		struct accel_stage_side ss = {
+			.pageable = !sr.found, .ptr = (void *)src,
+			.handle = sr.handle, .offset = sr.offset,
+		};
+
+		/* Staged now: the caller may free a pageable source. */
+		warn_staging(ctx, !sr.found ? src : dst, !sr.found ? "from" : "into");
+		seq = 0;
+		ret = accel_staging_copy(ctx, s->kstream, &dd, &ss, bytes, &seq);
+	} else {
+		memset(&desc, 0, sizeof(desc));
+		desc.op = ACCEL_OP_COPY;
+		desc.dst = d.handle;
+		desc.src = sr.handle;
+		desc.dst_offset = d.offset;
+		desc.src_offset = sr.offset;
+		desc.length = bytes;
+		ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
+	}
 	if (ret) {
 		accel_check_done(dst_token);
-		if (d.bounce)
-			accel_bounce_release(ctx, d.handle, d.bounce,
-					     d.bounce_len);
-		goto out_src;
+		goto out;
 	}
 	if (check && sr.found && !is_device(&sr))
 		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
 				seq, (uintptr_t)src, bytes, &sr.r, &src_token);
-	if (d.bounce)
-		ret = queue_copy_out(s, dst, bytes, &d);
 	queue_check_done(s, src_token, dst_token);
 
-out_src:
-	/* The bounce's pages stay until the copy naming them retires. */
-	if (sr.bounce)
-		accel_bounce_release(ctx, sr.handle, sr.bounce, sr.bounce_len);
 out:
 	accel_stream_put(s);
 	return ret;

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "accel_int.h"
+#include "staging.h"
 
 size_t accel_page_round(const struct accel_ctx *ctx, size_t size)
 {
@@ -205,6 +206,8 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 	memset(&r, 0, sizeof(r));
 	r.kind = LA_REGION_HOST_ALLOC;
 	ret = accel_bounce_alloc(ctx, size, &r.handle, &p, &r.map_len);
+	if (ret == -ENOMEM)
+		accel_pin_error(ctx, size, "accel_host_alloc()");
 	if (ret)
 		goto out;
 	r.base = (uintptr_t)p;
@@ -251,6 +254,8 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	 */
 	if ((ret == -EEXIST || ret == -ENOMEM) && ctx->backend->reap(ctx))
 		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (ret == -ENOMEM)
+		accel_pin_error(ctx, size, "accel_host_register()");
 	if (ret)
 		goto out_unlock;
 	memset(&r, 0, sizeof(r));

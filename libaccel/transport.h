@@ -31,6 +31,11 @@ struct accel_transport_ops {
  * driver pins it: mapped and readable, and writable if @write (vmcheck.c).
  */
 int accel_range_check(uint64_t addr, uint64_t len, bool write);
+/*
+ * memmove() that returns -EFAULT instead of faulting when either range is
+ * not (or no longer) mapped with the access it needs (vmcheck.c).
+ */
+int accel_copy_checked(void *dst, const void *src, size_t len);
 
 extern const struct accel_transport_ops accel_transport_kernel;
 extern const struct accel_transport_ops accel_transport_inproc;

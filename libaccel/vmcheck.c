@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "transport.h"
 
@@ -109,4 +110,32 @@ int accel_range_check(uint64_t addr, uint64_t len, bool write)
 			break;
 	}
 	return maps_check(start, end, write);
+}
+
+int accel_copy_checked(void *dst, const void *src, size_t len)
+{
+	struct iovec local = { .iov_base = dst, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)src, .iov_len = len };
+	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	/*
+	 * The kernel copies within this process and fails a fault with
+	 * EFAULT on either side: nothing between a check and the access
+	 * can make it crash. Overlapping ranges need memmove's ordering.
+	 */
+	if (d + len <= s || s + len <= d) {
+		n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (n == (ssize_t)len)
+			return 0;
+		if (n >= 0 || errno == EFAULT)
+			return -EFAULT;
+		/* ENOSYS, EPERM (a seccomp filter): check, then copy. */
+	}
+	if (accel_range_check(s, len, false) || accel_range_check(d, len, true))
+		return -EFAULT;
+	memmove(dst, src, len);
+	return 0;
 }

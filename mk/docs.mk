@@ -27,7 +27,7 @@ DOCS_OUT      ?= $(DOCS_TOP)/build/htmldocs
 SPHINXBUILD   ?= sphinx-build
 SPHINXOPTS    ?=
 KERNELDOC     := $(DOCS_TOOLS)/scripts/kernel-doc
-KDOC_FILES    ?= uapi/accelstream.h $(sort $(wildcard $(DOCS_TOP)/core/*.c) \
+KDOC_FILES    ?= uapi/accelstream.h libaccel/include/libaccel.h $(sort $(wildcard $(DOCS_TOP)/core/*.c) \
 		 $(wildcard $(DOCS_TOP)/core/*.h) $(wildcard $(DOCS_TOP)/driver/*.c) \
 		 $(wildcard $(DOCS_TOP)/driver/*.h))
 # Build products of Kbuild that are not sources.
@@ -35,16 +35,11 @@ KDOC_FILES    := $(filter-out %.mod.c,$(patsubst $(DOCS_TOP)/%,%,$(KDOC_FILES)))
 
 .PHONY: htmldocs kernel-doc-check docs-tools docs-deps docs-clean
 
-# Debian's Sphinx, installed only when missing (the logic of scripts/deps.sh).
+# Nothing here installs packages: python3-sphinx and linux-source-6.1 come
+# from scripts/deps.sh (sets docs and vm), which make check, make run and
+# make deps call.
 docs-deps:
-	@st=$$(dpkg-query -W -f='$${db:Status-Status}' python3-sphinx 2>/dev/null || true); \
-	if [ "$$st" != installed ]; then \
-		echo "docs: installing python3-sphinx" >&2; \
-		SUDO=; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends python3-sphinx; \
-	fi
+	@command -v '$(SPHINXBUILD)' > /dev/null || { echo "docs: $(SPHINXBUILD) missing: run 'make deps' (or scripts/deps.sh docs)" >&2; exit 1; }
 
 docs-tools: $(DOCS_TOOLS)/.complete
 

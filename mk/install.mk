@@ -3,9 +3,13 @@
 # Makefile).
 #
 # Targets:
-#   install        build, then install the module, libaccel, accelctl, the
-#                  headers, libaccel.pc, the man pages, the udev rule and
-#                  the examples; runs depmod (not with DESTDIR)
+#   install        install-user, then install-module; on the running
+#                  system (no DESTDIR) also depmod, ldconfig, the accel
+#                  group and a udev reload
+#   install-user   libaccel (make -C libaccel install), accelctl, the man
+#                  pages, the udev rule and the examples: no kernel headers
+#                  needed (what the Debian packages use)
+#   install-module the module for $(KVER) (needs its headers)
 #   uninstall      remove exactly the files install puts
 #   install-list   print "MODE PATH" for every file install puts (no build)
 #   install-check  tests/install/check.sh: a DESTDIR install checked file by
@@ -14,7 +18,9 @@
 #                  and "dkms install" them (root)
 #   dkms-uninstall "dkms remove --all" and remove /usr/src/accelstream-<ver>
 #   dkms-check     dkms add/build/remove in a throwaway source and DKMS tree
-#                  against the Debian kernel headers; nothing left behind
+#                  against the Debian kernel headers; nothing left behind.
+#                  DKMS_SRCDIR=dir checks that source instead of the tree's
+#                  (the packaged /usr/src/accelstream-<ver>)
 # Variables:
 #   PREFIX=/usr/local  DESTDIR=  BINDIR SBINDIR LIBDIR INCDIR MANDIR DOCDIR
 #   KVER=<kernel release> (default: the running kernel if its headers are
@@ -35,86 +41,50 @@ MANDIR       ?= $(PREFIX)/share/man
 DOCDIR       ?= $(PREFIX)/share/doc/accelstream
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # udev reads no rules under /usr/local: a source install is the
-# administrator's, so its rule goes where the administrator's rules go.
+# administrator's, so its rule goes where the administrator's rules go
+# (a package puts it in /lib/udev/rules.d).
 UDEVRULESDIR ?= /etc/udev/rules.d
 
-# The kernel the module is built and installed for.
+# The kernel the module is built and installed for (only install-module
+# and install need one).
 ifeq ($(origin KVER),undefined)
 KVER := $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; else \
-	ls /boot/ | sed -n 's/^vmlinuz-\(.*-amd64\)$$/\1/p' | grep -v -- '-rt-amd64$$' | \
+	ls /boot/ 2>/dev/null | sed -n 's/^vmlinuz-\(.*-amd64\)$$/\1/p' | grep -v -- '-rt-amd64$$' | \
 	sort -V | tail -n 1; fi)
 endif
 INSTALL_KDIR ?= /lib/modules/$(KVER)/build
 MODULEDIR    ?= /lib/modules/$(KVER)/updates
 DEPMOD       ?= depmod
 
-LIBACCEL_VERSION := $(shell sed -n 's/^VERSION *:= *//p' $(INST_TOP)/libaccel/Makefile)
-LIBACCEL_SONAME  := $(shell sed -n 's/^SONAME *:= *//p' $(INST_TOP)/libaccel/Makefile)
-ACCELCTL_BIN     ?= $(INST_TOP)/build/accelctl/accelctl
-INST_BUILD       := $(INST_TOP)/build/install
+ACCEL_VERSION := $(shell cat $(INST_TOP)/VERSION)
+ACCELCTL_BIN  ?= $(INST_TOP)/build/accelctl/accelctl
+INST_BUILD    := $(INST_TOP)/build/install
+MAN8_OUT      := $(INST_BUILD)/man/accelctl.8
 
-# Man pages present in the tree (libaccel's are being written).
-MAN3 = $(sort $(wildcard $(INST_TOP)/libaccel/man/*.3))
-MAN7 = $(sort $(wildcard $(INST_TOP)/libaccel/man/*.7))
-MAN8 = $(INST_TOP)/tools/accelctl/accelctl.8
+# The variables libaccel's install takes.
+LIB_MAKE = $(MAKE) --no-print-directory -C '$(INST_TOP)/libaccel' PREFIX='$(PREFIX)' \
+	LIBDIR='$(LIBDIR)' INCDIR='$(INCDIR)' MANDIR='$(MANDIR)' PKGCONFIGDIR='$(PKGCONFIGDIR)'
 
-INSTALL      ?= install
-
-# "MODE SOURCE DEST" for every regular file, then the symlinks.
-INST_FILES = \
-	0644:$(INST_TOP)/driver/accelstream.ko:$(MODULEDIR)/accelstream.ko \
-	0755:$(INST_TOP)/libaccel/$(LIBACCEL_SONAME):$(LIBDIR)/$(LIBACCEL_SONAME) \
-	0644:$(INST_TOP)/libaccel/libaccel.a:$(LIBDIR)/libaccel.a \
-	0644:$(INST_BUILD)/libaccel.pc:$(PKGCONFIGDIR)/libaccel.pc \
-	0644:$(INST_TOP)/libaccel/include/accel.h:$(INCDIR)/accel.h \
-	0644:$(INST_TOP)/libaccel/include/accel/cuda_compat.h:$(INCDIR)/accel/cuda_compat.h \
-	0644:$(INST_TOP)/libaccel/include/accel/acl_compat.h:$(INCDIR)/accel/acl_compat.h \
-	0644:$(INST_TOP)/uapi/accelstream.h:$(INCDIR)/linux/accelstream.h \
+# What install-user puts besides libaccel (mk/files.mk's format).
+USER_FILES = \
 	0755:$(ACCELCTL_BIN):$(SBINDIR)/accelctl \
-	$(foreach m,$(MAN3),0644:$(m):$(MANDIR)/man3/$(notdir $(m))) \
-	$(foreach m,$(MAN7),0644:$(m):$(MANDIR)/man7/$(notdir $(m))) \
-	0644:$(MAN8):$(MANDIR)/man8/accelctl.8 \
+	0644:$(MAN8_OUT):$(MANDIR)/man8/accelctl.8 \
 	0644:$(INST_TOP)/udev/60-accelstream.rules:$(UDEVRULESDIR)/60-accelstream.rules \
 	0644:$(INST_TOP)/etc/modules-load.d/accelstream.conf:$(DOCDIR)/examples/modules-load.d/accelstream.conf \
 	0644:$(INST_TOP)/etc/modprobe.d/accelstream.conf:$(DOCDIR)/examples/modprobe.d/accelstream.conf
-INST_LINKS = $(LIBACCEL_SONAME):$(LIBDIR)/libaccel.so
+USER_LINKS =
+MODULE_FILES = 0644:$(INST_TOP)/driver/accelstream.ko:$(MODULEDIR)/accelstream.ko
+MODULE_LINKS =
 # Directories that are ours alone, removed by uninstall when empty.
 INST_OWNDIRS = $(DOCDIR)/examples/modules-load.d $(DOCDIR)/examples/modprobe.d \
-	$(DOCDIR)/examples $(DOCDIR) $(INCDIR)/accel
+	$(DOCDIR)/examples $(DOCDIR)
 
-.PHONY: install install-build install-files install-list uninstall \
-	install-check dkms-install dkms-uninstall dkms-check
+include $(INST_TOP)/mk/files.mk
 
-install: install-build
-	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-files
+.PHONY: install install-user install-module install-build user-build \
+	install-list uninstall install-check dkms-source dkms-install dkms-uninstall dkms-check
 
-# What install copies: the module for $(KVER), libaccel, accelctl.
-install-build:
-	@test -n '$(KVER)' || { echo "install: no kernel found; set KVER=<release>" >&2; exit 1; }
-	@test -d '$(INSTALL_KDIR)' || { echo "install: $(INSTALL_KDIR) missing: install linux-headers-$(KVER), or set KVER" >&2; exit 1; }
-	$(MAKE) -C '$(INSTALL_KDIR)' M='$(INST_TOP)' modules
-	$(MAKE) -C '$(INST_TOP)/libaccel'
-	$(MAKE) -C '$(INST_TOP)/tools/accelctl'
-
-# libaccel.pc for this PREFIX (the tree's copy has the build's PREFIX).
-$(INST_BUILD)/libaccel.pc: FORCE
-	@mkdir -p $(@D)
-	@sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' \
-	    -e 's|@includedir@|$(INCDIR)|' -e 's|@version@|$(LIBACCEL_VERSION)|' \
-	    $(INST_TOP)/libaccel/libaccel.pc.in > $@
-FORCE:
-
-install-files: $(INST_BUILD)/libaccel.pc
-	@set -e; for f in $(INST_FILES); do \
-		mode=$${f%%:*}; rest=$${f#*:}; src=$${rest%%:*}; dst=$(DESTDIR)$${rest#*:}; \
-		test -f "$$src" || { echo "install: $$src is missing (build it first)" >&2; exit 1; }; \
-		echo "  INSTALL $$dst"; \
-		$(INSTALL) -D -m "$$mode" "$$src" "$$dst"; \
-	done
-	@set -e; for l in $(INST_LINKS); do \
-		target=$${l%%:*}; dst=$(DESTDIR)$${l#*:}; \
-		echo "  LN      $$dst -> $$target"; ln -sfn "$$target" "$$dst"; \
-	done
+install: install-user install-module
 ifeq ($(DESTDIR),)
 	$(DEPMOD) -a '$(KVER)'
 	-@command -v ldconfig > /dev/null && ldconfig
@@ -127,15 +97,37 @@ else
 	@echo "install: DESTDIR set: depmod, ldconfig, the accel group and udev reload are left to the target system"
 endif
 
+# libaccel and accelctl, built for this PREFIX/LIBDIR.
+user-build:
+	+$(LIB_MAKE)
+	$(MAKE) -C '$(INST_TOP)/tools/accelctl'
+
+# accelctl(8) with the project's version in its footer.
+$(MAN8_OUT): $(INST_TOP)/tools/accelctl/accelctl.8 $(INST_TOP)/VERSION
+	@mkdir -p $(@D)
+	sed -e '/^\.TH /s/"accelstream[^"]*"/"accelstream $(ACCEL_VERSION)"/' $< > $@
+
+install-user: user-build $(MAN8_OUT)
+	+$(LIB_MAKE) install
+	@$(call files_install,USER)
+
+install-build:
+	@test -n '$(KVER)' || { echo "install: no kernel found; set KVER=<release>" >&2; exit 1; }
+	@test -d '$(INSTALL_KDIR)' || { echo "install: $(INSTALL_KDIR) missing: install linux-headers-$(KVER), or set KVER" >&2; exit 1; }
+	$(MAKE) -C '$(INSTALL_KDIR)' M='$(INST_TOP)' modules
+
+install-module: install-build
+	@$(call files_install,MODULE)
+
 install-list:
-	@for f in $(INST_FILES); do rest=$${f#*:}; echo "$${f%%:*} $(DESTDIR)$${rest#*:}"; done
-	@for l in $(INST_LINKS); do echo "link $(DESTDIR)$${l#*:} -> $${l%%:*}"; done
+	+@$(LIB_MAKE) install-list
+	@$(call files_list,USER)
+	@$(call files_list,MODULE)
 
 uninstall:
-	@for f in $(INST_FILES) $(INST_LINKS); do \
-		dst=$(DESTDIR)$${f##*:}; \
-		if [ -e "$$dst" ] || [ -L "$$dst" ]; then echo "  RM      $$dst"; rm -f "$$dst"; fi; \
-	done
+	+@$(LIB_MAKE) uninstall
+	@$(call files_uninstall,USER)
+	@$(call files_uninstall,MODULE)
 	@for d in $(INST_OWNDIRS); do rmdir "$(DESTDIR)$$d" 2> /dev/null || true; done
 ifeq ($(DESTDIR),)
 	$(DEPMOD) -a '$(KVER)'
@@ -156,6 +148,8 @@ DKMS_SOURCES  = dkms.conf Kbuild driver/Kbuild \
 	$(filter-out %.mod.c,$(patsubst $(INST_TOP)/%,%,$(wildcard $(INST_TOP)/driver/*.c \
 	$(INST_TOP)/driver/*.h $(INST_TOP)/core/*.c $(INST_TOP)/core/*.h \
 	$(INST_TOP)/uapi/*.h)))
+# The DKMS source to check: empty for the tree's own files.
+DKMS_SRCDIR  ?=
 # dkms-check builds for the newest Debian amd64 kernel with headers.
 DKMS_KVER    ?= $(shell for v in $$(ls /boot/ | sed -n 's/^vmlinuz-\(.*-amd64\)$$/\1/p' | \
 	grep -v -- '-rt-amd64$$'); do [ -d /lib/modules/$$v/build ] && echo $$v; done | \
@@ -166,15 +160,14 @@ dkms_copy = set -e; d="$(1)/$(DKMS_NAME)-$(DKMS_VERSION)"; mkdir -p "$$d"; \
 	cd '$(INST_TOP)' && for f in $(DKMS_SOURCES); do \
 		install -D -m 0644 "$$f" "$$d/$$f"; done
 
+# dkms comes from scripts/deps.sh (set pkg); nothing here installs it.
 dkms-deps:
-	@st=$$(dpkg-query -W -f='$${db:Status-Status}' dkms 2>/dev/null || true); \
-	if [ "$$st" != installed ]; then \
-		echo "dkms: installing dkms" >&2; \
-		SUDO=; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends dkms; \
-	fi
+	@command -v dkms > /dev/null || { echo "dkms: dkms missing: run 'make deps' (or scripts/deps.sh pkg)" >&2; exit 1; }
+
+# The module's DKMS source in $(DESTDIR)/usr/src/$(DKMS_NAME)-$(DKMS_VERSION)
+# (what the accelstream-dkms package ships).
+dkms-source:
+	@( $(call dkms_copy,$(DESTDIR)/usr/src) )
 
 dkms-install: dkms-deps
 	@rm -rf '/usr/src/$(DKMS_NAME)-$(DKMS_VERSION)'
@@ -192,7 +185,10 @@ dkms-check: dkms-deps
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/accelstream-dkms.XXXXXX"); \
 	trap 'rm -rf "$$tmp"' EXIT; \
 	src="$$tmp/src"; tree="$$tmp/dkms"; mkdir -p "$$tree"; \
-	( $(call dkms_copy,$$src) ); \
+	if [ -n '$(DKMS_SRCDIR)' ]; then \
+		mkdir -p "$$src"; cp -a '$(DKMS_SRCDIR)' "$$src/$(DKMS_NAME)-$(DKMS_VERSION)"; \
+		echo "dkms-check: source $(DKMS_SRCDIR)"; \
+	else ( $(call dkms_copy,$$src) ); fi; \
 	opts="--sourcetree $$src --dkmstree $$tree"; \
 	m='$(DKMS_NAME)/$(DKMS_VERSION)'; k='$(DKMS_KVER)'; \
 	echo "dkms-check: dkms add/build $$m for $$k"; \
@@ -224,7 +220,7 @@ CC ?= cc
 .PHONY: install-vm-payload
 install-vm-payload:
 	@mkdir -p '$(VM_UDEV_OUT)/bin' '$(VM_UDEV_OUT)/udev'
-	$(CC) -static -O2 -Wall -Wextra -Werror -I'$(INST_TOP)/uapi' \
+	$(CC) -static -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -I'$(INST_TOP)/uapi' \
 		-o '$(VM_UDEV_OUT)/bin/runas-open' '$(INST_TOP)/tests/install/runas.c'
 	install -m 0755 '$(INST_TOP)/tests/install/vm-udev.sh' '$(VM_UDEV_OUT)/bin/vm-udev.sh'
 	install -m 0644 '$(INST_TOP)/udev/60-accelstream.rules' '$(VM_UDEV_OUT)/udev/60-accelstream.rules'

@@ -2,14 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test of accelstream, from the fastest to the real one.
-#   1. unit tests of the pure core (userspace, ASan+UBSan)
+#   1. unit tests of the pure core (userspace, ASan+UBSan), libFuzzer on the
+#      core and on libaccel's API (call sequences, replayed in the VM too)
 #   2. libaccel's suite over the in-process transport (plain, ASan+UBSan, TSan),
 #      and its man pages against the errnos the suite provokes
 #   3. accelctl's parser and fixture tests
-#   4. the documentation (Sphinx, kernel-doc), make install and DKMS
-#   5. per kernel in $KERNELS (stock, rt): the module built with W=1 and no
-#      warnings, then one VM boot running the kselftest suites, the libaccel
-#      suite over the kernel transport and accelctl's own tests
+#   4. the documentation (Sphinx, kernel-doc), make install, every version
+#      string, the Debian packages (build, lintian, dpkg -i, a consumer,
+#      dkms build of the packaged source) and DKMS
+#   5. the kselftests built and installed in a kernel tree the kernel's way
+#      (6.1 and 6.12 harness), and a planted failing kselftest that must
+#      fail a VM run; then per kernel in $KERNELS (stock, rt, debug): the
+#      module built with W=1 and no warnings, then one VM boot running the
+#      kselftest suites (directly and through the kernel's
+#      run_kselftest.sh), the libaccel suite over the kernel transport and
+#      accelctl's own tests
 # Every step's TAP lands in build/results/; the last line printed is the
 # "N passed, N failed" total over all of them. Exit 0 only when nothing
 # failed.
@@ -18,6 +25,8 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 KERNELS=${KERNELS:-stock rt debug}
+# Compiler warnings are errors in every build here (never in a package's).
+export WERROR=${WERROR:-1}
 RES=$ROOT/build/results
 KSFT=$ROOT/build/kselftest
 rm -rf "$RES"
@@ -62,13 +71,14 @@ build() {
 	return $rc
 }
 
-sets="vm build"
+sets="vm build docs pkg"
 case " $KERNELS " in *" rt "*) sets="$sets rt" ;; esac
 case " $KERNELS " in *" debug "*) sets="$sets debug" ;; esac
 say "packages: $sets"
 scripts/deps.sh $sets || { echo "check: installing packages failed" >&2; exit 1; }
 
 build kselftest-headers scripts/vm/kselftest-headers.sh "$KSFT"
+build kselftest-6.12-headers scripts/vm/kselftest-headers.sh "" 6.12
 
 # 1. The pure core, compiled from the file the module builds.
 core_test() {
@@ -82,6 +92,11 @@ core_test() {
 step core core_test
 # libFuzzer on the core's validation and ABI parsing, bounded.
 step core-fuzz make -C fuzz core-fuzz-run SECONDS="${CORE_FUZZ_SECONDS:-30}"
+# libaccel's public API: libFuzzer on call sequences (inproc), then the
+# committed corpus, the regression inputs and seeded sequences replayed.
+step api-fuzz make -C fuzz api-fuzz-run SECONDS="${API_FUZZ_SECONDS:-30}"
+step api-replay make -C fuzz api-replay-run API_SEED="${API_SEED:-20261201}"
+step api-pins make -C fuzz api-pins-run API_SEED="${API_SEED:-20261201}"
 
 # 2. libaccel over the in-process transport: each test program's TAP kept.
 libaccel_tests() { (cd libaccel/test && ls ./*.c | sed 's|^\./||; s|\.c$||'); }
@@ -128,7 +143,18 @@ fi
 step htmldocs make htmldocs
 step kernel-doc make kernel-doc-check
 step install make install-check
+step versions make version-check
+step deb make deb-check
 step dkms make dkms-check
+
+# The kselftests the kernel's way: copied into linux-source-6.1's
+# tools/testing/selftests (drivers/accelstream and accelstream), built and
+# installed by its Makefile with 6.1's and 6.12's harness, run on this
+# host (no module: all skip); the installs go into every VM run below.
+# Then the runner's own test: a planted failing kselftest fails a VM run.
+KSFT_TREE=$ROOT/build/ksft-tree
+step kselftest-tree scripts/vm/ksft-host-check.sh "$KSFT_TREE"
+step vm-runner-check scripts/vm/ksft-runner-check.sh "$ROOT/build/ksft-runner-check"
 
 # 5. The real module, per kernel.
 vm_payload() {
@@ -138,7 +164,12 @@ vm_payload() {
 	mkdir -p "$p/bin" "$p/modules"
 	make module KDIR="$kdir" || return 1
 	cp driver/accelstream.ko "$p/modules/"
-	make -C selftests/accelstream OUTPUT="$p/bin" KSFT_INC="$KSFT" || return 1
+	make -C selftests/accelstream OUTPUT="$p/bin" || return 1
+	cp scripts/vm/ksft-check/nodebugfs.sh "$p/bin/ksft-nodebugfs.sh"
+	for h in 6.1 6.12; do
+		cp -a "$KSFT_TREE/drivers-$h/linux/tools/testing/selftests/kselftest_install" \
+			"$p/kselftest-$h" || return 1
+	done
 	if [ -f libaccel/Makefile ]; then
 		make -C libaccel vm-tests OUT="$p/bin" || return 1
 	fi
@@ -169,6 +200,13 @@ vm_payload() {
 			case $t in *.sh|*.out) continue ;; esac
 			echo "$t ACCEL_TRANSPORT=kernel sh /payload/bin/seed-check.sh /payload/bin/$t"
 		done
+		# The API call sequences of make check's api-replay step.
+		echo "api_replay ACCEL_TRANSPORT=kernel ACCEL_FUZZ_POOL_BYTES=16777216 api_replay --timeout 120 /payload/bin/api-corpus /payload/bin/api-regress --seed ${API_SEED:-20261201} --count ${API_VM_COUNT:-20}"
+		# The same suite under the kernel's runner, as installed by
+		# make -C tools/testing/selftests TARGETS=drivers/accelstream install.
+		echo "kselftest-6.1 /payload/kselftest-6.1/run_kselftest.sh"
+		echo "kselftest-6.12 /payload/kselftest-6.12/run_kselftest.sh"
+		echo "ksft-nodebugfs ksft-nodebugfs.sh"
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
 		# random sizes fail with -ENOMEM instead of exhausting the guest.
@@ -188,7 +226,7 @@ for kernel in $KERNELS; do
 	p=$ROOT/build/payload-$kernel
 	if build "payload-$kernel" vm_payload "$kernel" "$p"; then
 		say "VM run on the $kernel kernel"
-		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" VM_TIMEOUT="${VM_TIMEOUT:-1500}" \
+		KERNEL=$kernel VM_OUT="$ROOT/build/vm/out-$kernel" VM_TIMEOUT="${VM_TIMEOUT:-2400}" \
 			scripts/vm/run-vm.sh "$p" > "$RES/vm-$kernel.log" 2>&1
 		rc=$?
 		cp "$ROOT/build/vm/out-$kernel/tap.txt" "$RES/vm-$kernel.tap" 2>/dev/null ||

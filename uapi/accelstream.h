@@ -91,6 +91,8 @@
 #define ACCEL_CAP_DEFERRED_RELEASE	(1ULL << 6)
 /** @ACCEL_CAP_EXECUTOR: the userspace executor protocol (ACCEL_IOC_EXEC_*). */
 #define ACCEL_CAP_EXECUTOR		(1ULL << 7)
+/** @ACCEL_CAP_QUERY: %ACCEL_IOC_QUERY lists contexts, streams and regions. */
+#define ACCEL_CAP_QUERY			(1ULL << 8)
 
 /**
  * struct accel_info - what the driver is and what it can do
@@ -661,10 +663,180 @@ struct accel_exec_complete {
 	__u32 pad;
 };
 
+/**
+ * DOC: query
+ *
+ * %ACCEL_IOC_QUERY is the stable interface of admin tools (accelctl ps and
+ * stats): it lists the contexts of the device, or the streams or the
+ * regions of one context, as arrays of fixed-size entries. It is the
+ * equivalent of what nvidia-smi reads through NVML's
+ * nvmlDeviceGetComputeRunningProcesses(); CUDA and AscendCL have no call
+ * for it. The debugfs files of the driver show the same and more, but
+ * are for debugging and no ABI.
+ *
+ * A context is *visible* to the caller when it is the caller's own (the
+ * file the ioctl is issued on), when it was opened by a process with the
+ * caller's effective uid, or when the caller has CAP_SYS_ADMIN. Other
+ * contexts are left out of %ACCEL_QUERY_CONTEXTS and are ``-ENOENT`` for
+ * %ACCEL_QUERY_STREAMS and %ACCEL_QUERY_REGIONS, as unknown ones are.
+ *
+ * The answer is a snapshot taken under the driver's locks: the entries of
+ * one call are consistent with each other, and may be stale once the call
+ * returns. To size a buffer, call with @capacity 0 (then @entries may be
+ * 0), then again with room for a few more than @count.
+ */
+
+/** @ACCEL_QUERY_CONTEXTS: &struct accel_ctx_info, one per visible context. */
+#define ACCEL_QUERY_CONTEXTS		1
+/** @ACCEL_QUERY_STREAMS: &struct accel_stream_info, one per stream of @ctx_id. */
+#define ACCEL_QUERY_STREAMS		2
+/** @ACCEL_QUERY_REGIONS: &struct accel_region_info, one per region of @ctx_id. */
+#define ACCEL_QUERY_REGIONS		3
+
+/** @ACCEL_QUERY_MAX_ENTRIES: the largest @capacity of a query. */
+#define ACCEL_QUERY_MAX_ENTRIES		65536
+
+/**
+ * struct accel_query - list the contexts, or one context's streams or regions
+ * @kind: in: ACCEL_QUERY_*.
+ * @flags: must be zero.
+ * @ctx_id: in: %ACCEL_QUERY_STREAMS, %ACCEL_QUERY_REGIONS: the context's
+ *	@id (&struct accel_ctx_info), or 0 for the caller's own context;
+ *	%ACCEL_QUERY_CONTEXTS: must be zero.
+ * @entry_size: in: the size in bytes of one entry of @kind as the caller
+ *	was built with: sizeof(struct accel_ctx_info) (96),
+ *	sizeof(struct accel_stream_info) (40) or
+ *	sizeof(struct accel_region_info) (32).
+ * @capacity: in: entries the buffer at @entries holds, 0 to
+ *	%ACCEL_QUERY_MAX_ENTRIES.
+ * @count: out: entries that exist (visible contexts, streams or regions);
+ *	the first min(@capacity, @count) of them are written to @entries,
+ *	in creation order.
+ * @entries: in: user pointer to @capacity entries of @entry_size bytes;
+ *	may be 0 when @capacity is 0.
+ *
+ * Errors: ``-EINVAL`` nonzero @flags, unknown @kind, @entry_size not the
+ * size of @kind's entry, nonzero @ctx_id with %ACCEL_QUERY_CONTEXTS, or
+ * @capacity above %ACCEL_QUERY_MAX_ENTRIES; ``-ENOENT`` no visible context
+ * @ctx_id; ``-EFAULT`` the structure or @entries is not writable;
+ * ``-ENOMEM``; ``-EACCES`` the file was opened by another process.
+ * On ``-EFAULT`` part of @entries may have been written; on any other
+ * error nothing is.
+ */
+struct accel_query {
+	__u32 kind;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 entry_size;
+	__u32 capacity;
+	__u32 count;
+	__u64 entries;
+};
+
+/* accel_ctx_info.flags */
+/** @ACCEL_CTX_SELF: the context is the file the query was issued on. */
+#define ACCEL_CTX_SELF			(1U << 0)
+/** @ACCEL_CTX_EXECUTOR: a userspace executor is attached (@executor_pid). */
+#define ACCEL_CTX_EXECUTOR		(1U << 1)
+
+/**
+ * struct accel_ctx_info - one context, an entry of %ACCEL_QUERY_CONTEXTS
+ * @id: the context's number, unique while the module is loaded (the
+ *	``ctx-<id>`` of debugfs).
+ * @flags: ACCEL_CTX_* bits.
+ * @pid: the process that opened the file, in the caller's pid namespace;
+ *	0 when it is not visible there.
+ * @uid: the opener's effective uid, in the caller's user namespace
+ *	(the overflow uid when it does not map there).
+ * @executor_pid: with %ACCEL_CTX_EXECUTOR: the thread that attached the
+ *	executor, in the caller's pid namespace (0 when not visible); else 0.
+ * @streams: live stream handles.
+ * @events: live event handles.
+ * @regions: live region handles.
+ * @failed_streams: streams in the sticky error state.
+ * @pad: zero.
+ * @queued: descriptors submitted and not yet retired.
+ * @pinned_bytes: host memory pinned for the context; bytes.
+ * @device_bytes: device memory allocated by the context; bytes.
+ * @max_pinned_bytes: the context's pin limit, taken from the module
+ *	parameter when the file was opened; bytes.
+ * @max_device_bytes: the context's device memory limit; bytes.
+ * @comm: the opener's command name when it opened the file, NUL-padded
+ *	(as /proc/PID/comm, any bytes but NUL: not necessarily UTF-8).
+ */
+struct accel_ctx_info {
+	__u32 id;
+	__u32 flags;
+	__u32 pid;
+	__u32 uid;
+	__u32 executor_pid;
+	__u32 streams;
+	__u32 events;
+	__u32 regions;
+	__u32 failed_streams;
+	__u32 pad;
+	__u64 queued;
+	__u64 pinned_bytes;
+	__u64 device_bytes;
+	__u64 max_pinned_bytes;
+	__u64 max_device_bytes;
+	__u8 comm[16];
+};
+
+/* accel_stream_info.state and accel_region_info.state */
+/** @ACCEL_OBJ_LIVE: the handle is valid. */
+#define ACCEL_OBJ_LIVE			0
+/** @ACCEL_OBJ_DESTROYED: a stream destroyed while its queue drains. */
+#define ACCEL_OBJ_DESTROYED		1
+/** @ACCEL_OBJ_RELEASED: a region released with %ACCEL_MEM_RELEASE_DEFERRED. */
+#define ACCEL_OBJ_RELEASED		2
+
+/**
+ * struct accel_stream_info - one stream, an entry of %ACCEL_QUERY_STREAMS
+ * @handle: the stream's handle.
+ * @flags: its creation flags (ACCEL_STREAM_*).
+ * @priority: its effective (clamped) priority.
+ * @error: 0, or the negative errno of its first failed descriptor.
+ * @queued: descriptors queued and not retired.
+ * @state: %ACCEL_OBJ_LIVE or %ACCEL_OBJ_DESTROYED.
+ * @submitted: sequence number of the last submitted descriptor.
+ * @completed: every descriptor up to this sequence number has retired.
+ */
+struct accel_stream_info {
+	__u32 handle;
+	__u32 flags;
+	__s32 priority;
+	__s32 error;
+	__u32 queued;
+	__u32 state;
+	__u64 submitted;
+	__u64 completed;
+};
+
+/**
+ * struct accel_region_info - one region, an entry of %ACCEL_QUERY_REGIONS
+ * @handle: the region's handle.
+ * @kind: ACCEL_REGION_* (registered range, host allocation, device
+ *	memory, external range).
+ * @flags: its ACCEL_MEM_* flags.
+ * @state: %ACCEL_OBJ_LIVE or %ACCEL_OBJ_RELEASED.
+ * @size: bytes.
+ * @inflight: queued descriptors naming it (twice for both sides of a copy).
+ */
+struct accel_region_info {
+	__u32 handle;
+	__u32 kind;
+	__u32 flags;
+	__u32 state;
+	__u64 size;
+	__u64 inflight;
+};
+
 #define ACCEL_IOC_MAGIC			0xB7
 
 /* Device-level commands. */
 #define ACCEL_IOC_GET_INFO	_IOWR(ACCEL_IOC_MAGIC, 0x00, struct accel_info)
+#define ACCEL_IOC_QUERY		_IOWR(ACCEL_IOC_MAGIC, 0x01, struct accel_query)
 
 /* Memory. */
 #define ACCEL_IOC_MEM_REGISTER	_IOWR(ACCEL_IOC_MAGIC, 0x10, struct accel_mem_register)

@@ -3,10 +3,10 @@
 // AscendCL stream management, "one thread, one stream" (单线程单Stream),
 // from the AscendCL application development guide, ported to libaccel.
 // The sample's lines are kept as published; the only change to them is
-// the include line, "acl/acl.h" -> <accel/acl_compat.h>. The guide elides
+// the include line, "acl/acl.h" -> <libaccel/acl_compat.h>. The guide elides
 // the surrounding program ("// ......"): those parts are filled in here
 // (initialization, the buffers, checking the copy), marked "filled in".
-#include <accel/acl_compat.h>
+#include <libaccel/acl_compat.h>
 
 #include <stdio.h>
 #include <string.h>

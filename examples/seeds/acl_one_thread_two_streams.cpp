@@ -5,12 +5,12 @@
 // The sample's lines are kept as published, with its typos fixed (the
 // full-width semicolons, input1 passed for stream2's input2); the only
 // other change to them is the include line, "acl/acl.h" ->
-// <accel/acl_compat.h>, and the datasets they declare get values. The
+// <libaccel/acl_compat.h>, and the datasets they declare get values. The
 // guide elides the surrounding program ("// ......"): those parts are
 // filled in here, marked "filled in". Models are outside libaccel, so
 // the "model" here is a stand-in that runs on the stream: it copies its
 // input to its output through device memory.
-#include <accel/acl_compat.h>
+#include <libaccel/acl_compat.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -6,11 +6,11 @@
 // typos fixed (the full-width semicolons; stream1 and stream2, copied
 // into the threads before any value was stored, start as nullptr); the
 // only other change to them is the include line, "acl/acl.h" ->
-// <accel/acl_compat.h>. The guide elides the surrounding program and the
+// <libaccel/acl_compat.h>. The guide elides the surrounding program and the
 // threads' work ("// ...."): those parts are filled in here, marked
 // "filled in": each thread moves a buffer through the device on its own
 // stream, in its own context, and checks it.
-#include <accel/acl_compat.h>
+#include <libaccel/acl_compat.h>
 
 #include <atomic>
 #include <stdio.h>

@@ -6,10 +6,10 @@
 // warns may crash or corrupt the copy under CUDA). libaccel stages a
 // pageable source before the call returns, so the copy stays right.
 // The tutorial's program otherwise, typos fixed as in
-// cuda_stream_tutorial.cpp, with <accel/cuda_compat.h> for <cuda_runtime.h>.
+// cuda_stream_tutorial.cpp, with <libaccel/cuda_compat.h> for <cuda_runtime.h>.
 // Expected output: 520.500000
 
-#include <accel/cuda_compat.h>
+#include <libaccel/cuda_compat.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -7,11 +7,11 @@
 // (print -> printf, cudaMemcpyAsyc -> cudaMemcpyAsync, checkRumtime ->
 // checkRuntime, cudaStreamDestory -> cudaStreamDestroy, the missing
 // semicolons, "%s%d" -> "%s:%d", *err_name -> err_name); the only other
-// change is the include line, <cuda_runtime.h> -> <accel/cuda_compat.h>.
+// change is the include line, <cuda_runtime.h> -> <libaccel/cuda_compat.h>.
 // Expected output: 520.500000
 
 // CUDA 运行时头文件
-#include <accel/cuda_compat.h>
+#include <libaccel/cuda_compat.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * accel/cuda_compat.h and accel/acl_compat.h: the CUDA and AscendCL
+ * libaccel/cuda_compat.h and libaccel/acl_compat.h: the CUDA and AscendCL
  * spellings map onto libaccel with the right semantics and error codes
  * (not ready, timeouts, bad devices, stale handles, the primary context
  * made on first use, callbacks that learn the stream's status).
  */
 #include "helpers.h"
-#include "accel/cuda_compat.h"
-#include "accel/acl_compat.h"
+#include "libaccel/cuda_compat.h"
+#include "libaccel/acl_compat.h"
 
 /* Destroy the context the compat layer made on first use. */
 static void drop_primary(void)

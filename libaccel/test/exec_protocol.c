@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-/* The uapi header first: accel.h defers to its ACCEL_TIMEOUT_INFINITE. */
+/* The uapi header first: libaccel.h defers to its ACCEL_TIMEOUT_INFINITE. */
 #include "accel_int.h"
 #include "helpers.h"
 

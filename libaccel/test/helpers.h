@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
+#include "libaccel.h"
 
 #define T_PASS	0
 #define T_FAIL	1

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The inproc transport enforces the driver's per-context limits: pinned
- * memory (max_pinned_mb, 4096 by default) and device memory
+ * memory (max_pinned_mb, by default a quarter of RAM) and device memory
  * (max_device_mb, 1024), overridable by ACCEL_INPROC_MAX_PINNED_MB and
  * ACCEL_INPROC_MAX_DEVICE_MB, with -ENOMEM past them.
  */
@@ -53,7 +53,9 @@ static int default_device_limit(void)
 
 static int default_pinned_limit(void)
 {
-	const size_t big = 4096 * MB;
+	/* A quarter of RAM, in whole MiB, as the module's default. */
+	const size_t big = (size_t)(((unsigned long long)sysconf(_SC_PHYS_PAGES) *
+				     (unsigned long long)ps / 4) >> 20) * MB;
 	unsigned char *p;
 
 	unsetenv("ACCEL_INPROC_MAX_PINNED_MB");
@@ -107,11 +109,16 @@ static int env_limits(void)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(r != MAP_FAILED);
 	CHECK_RET(accel_host_register(NULL, r + ps - 1, 2, 0), -ENOMEM);
+	CHECK(strstr(accel_last_error_string(), "accel_host_register()"));
+	CHECK(strstr(accel_last_error_string(), "2 MiB pinned per context"));
 	CHECK_OK(accel_host_register(NULL, r + 1, 1, 0));
 	CHECK_RET(accel_host_register(NULL, r + ps, 1, 0), -ENOMEM);
-	/* Nothing left for a pageable copy's bounce buffer either. */
+	/* Nothing left for a staging chunk either, not even of a page. */
 	CHECK_RET(accel_memcpy_async(s, d, page, sizeof(page),
 				     ACCEL_MEMCPY_H2D), -ENOMEM);
+	/* The error names the limit, its value and how to raise it. */
+	CHECK(strstr(accel_last_error_string(), "2 MiB pinned per context"));
+	CHECK(strstr(accel_last_error_string(), "ACCEL_INPROC_MAX_PINNED_MB"));
 	/* What is released is given back. */
 	CHECK_OK(accel_host_unregister(r + 1, 0));
 	CHECK_OK(accel_host_register(NULL, r + ps, 1, 0));
@@ -120,7 +127,9 @@ static int env_limits(void)
 				     ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
 	CHECK_OK(accel_host_free(h2));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h2, MB, 0));
+	/* The staging chunk (one page here) stays pinned for reuse. */
+	CHECK_RET(accel_host_alloc(NULL, (void **)&h2, MB, 0), -ENOMEM);
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h2, MB - ps, 0));
 	munmap(r, 2 * ps);
 	ret = T_PASS;
 out:

@@ -50,18 +50,33 @@ else
 	bad "checksum mismatch"
 fi
 
-say "== interrupting a second run in the middle (64 KiB chunks, so that it has a middle)"
-"$BIN/stream_file" -c 65536 "$input" "$size" > /dev/null &
-job=$!
-sleep 0.3
-kill -INT $job 2>/dev/null
-wait $job
-rc=$?
-case $rc in
-130) say "stream_file stopped by SIGINT (exit 130)" ;;
-0) say "stream_file finished before the interrupt" ;;
-*) bad "interrupted stream_file exited $rc" ;;
-esac
+# Small chunks, so that the run has a middle: stream_file says when it
+# is there (-p: after half its chunks came back, a line on fd 3) and waits
+# for the signal; the interruption happens on every machine, or the run
+# fails.
+c=65536
+while [ $(( (size + c - 1) / c )) -lt 4 ] && [ $c -gt 1 ]; do c=$((c / 2)); done
+half=$(( (size + c - 1) / c / 2 ))
+if [ "$half" -lt 1 ]; then
+	bad "the input ($size bytes) is too small to interrupt a run in its middle"
+else
+	say "== interrupting a second run in the middle ($c-byte chunks, SIGINT after $half came back)"
+	mkfifo "$tmp/ready"
+	"$BIN/stream_file" -c $c -p "$half:3" "$input" "$size" > /dev/null 3> "$tmp/ready" &
+	job=$!
+	read -r at < "$tmp/ready" || at=
+	if [ "$at" = "$half" ]; then
+		kill -INT $job
+	else
+		bad "stream_file ended before chunk $half, nothing to interrupt"
+	fi
+	wait $job
+	rc=$?
+	case $rc in
+	130) [ "$at" = "$half" ] && say "stream_file stopped by SIGINT after $half chunks (exit 130)" ;;
+	*) bad "interrupted stream_file exited $rc, not 130 (SIGINT)" ;;
+	esac
+fi
 for k in contexts pinned_bytes device_bytes queued; do
 	v=$(summary $k)
 	[ "$v" = 0 ] || bad "$k is $v after the interrupt"

@@ -17,6 +17,12 @@ mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+# What udev and a distribution's init leave in /dev, and the kernel's
+# kselftest runner uses (its log goes to /dev/stdout).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
 
 TEST_TIMEOUT=300
 KILL_GRACE=10
@@ -84,7 +90,9 @@ names=""
 if [ -r /payload/tests.list ]; then
 	names=$(awk '!/^[ \t]*(#|$)/ { printf "%s ", $1 }' /payload/tests.list)
 fi
-tap "# accelstream-vm kernel=$(uname -r) cpus=$(nproc) taint0=$TAINT0 timeout=$TEST_TIMEOUT"
+debugfs=absent
+grep -q '^[^ ]* /sys/kernel/debug debugfs ' /proc/mounts && debugfs=/sys/kernel/debug
+tap "# accelstream-vm kernel=$(uname -r) cpus=$(nproc) taint0=$TAINT0 timeout=$TEST_TIMEOUT debugfs=$debugfs"
 tap "# accelstream-plan $names"
 
 # Anything the kernel reported while booting fails the run.

@@ -1,42 +1,42 @@
 #!/usr/bin/env bash
-# Extract the kselftest headers from the Debian linux-source tarball.
+# The kselftest framework of a Debian linux-source tarball.
 #
-# Usage: scripts/vm/kselftest-headers.sh [OUTDIR]   (default: build/kselftest)
+# Usage: scripts/vm/kselftest-headers.sh [OUTDIR [VERSION]]
+#   OUTDIR   default build/kselftest (VERSION 6.1) or build/kselftest-VERSION
+#   VERSION  6.1 (default: the series of the stock kernel and of
+#            linux-source-6.1) or 6.12 (linux-source-6.12)
 #
-# Writes OUTDIR/kselftest_harness.h, OUTDIR/kselftest.h and any header they
-# pull in with #include "..." from tools/testing/selftests (none in 6.1).
-# Build tests with -I OUTDIR.  Cached: a no-op when OUTDIR is complete.
+# Writes
+#   OUTDIR/kselftest_harness.h, OUTDIR/kselftest.h   build with -I OUTDIR
+#   OUTDIR/tree/   a kernel tree reduced to what kselftests are built with:
+#                  tools/testing/selftests (Makefile, lib.mk, the runner,
+#                  every suite) and scripts/subarch.include
+# Cached: a no-op when OUTDIR is complete.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-out=${1:-$ROOT/build/kselftest}
+LINUX_SRC_VERSION=${2:-$LINUX_SRC_VERSION}
+case $LINUX_SRC_VERSION in
+6.1) def=$ROOT/build/kselftest ;;
+*)   def=$ROOT/build/kselftest-$LINUX_SRC_VERSION ;;
+esac
+out=${1:-$def}
 sel=tools/testing/selftests
 stamp=$out/.complete
-[ -f "$stamp" ] && [ -f "$out/kselftest_harness.h" ] && exit 0
+[ -f "$stamp" ] && [ -f "$out/tree/$sel/lib.mk" ] && exit 0
 
 src=$(lsrc_extract)
-mkdir -p "$out"
-todo="kselftest_harness.h kselftest.h"
-done_list=" "
-while [ -n "$todo" ]; do
-	set -- $todo; h=$1; shift; todo="$*"
-	case "$done_list" in *" $h "*) continue ;; esac
-	done_list="$done_list$h "
-	if [ ! -f "$src/$sel/$h" ]; then
-		src=$(lsrc_extract "$sel/$h")
-	fi
-	mkdir -p "$out/$(dirname "$h")"
+rm -rf "$out"
+mkdir -p "$out/tree/scripts" "$out/tree/tools/testing"
+cp -a "$src/$sel" "$out/tree/tools/testing/"
+cp "$src/scripts/subarch.include" "$out/tree/scripts/"
+# The harness includes nothing but kselftest.h (6.1 and 6.12 alike).
+for h in kselftest_harness.h kselftest.h; do
 	cp "$src/$sel/$h" "$out/$h"
-	# quoted includes, relative to the including header's directory
-	d=$(dirname "$h")
-	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$out/$h"); do
-		rel=$inc
-		[ "$d" = . ] || rel=$d/$inc
-		# normalise a/../b
-		rel=$(echo "$rel" | awk -F/ '{n=0; for(i=1;i<=NF;i++){ if($i==".."&&n>0)n--; else if($i!="."&&$i!="") p[++n]=$i } s=p[1]; for(i=2;i<=n;i++) s=s"/"p[i]; print s}')
-		case "$rel" in ../*|"") continue ;; esac
-		todo="$todo $rel"
-	done
 done
+if grep -v '"kselftest.h"' "$out/kselftest_harness.h" |
+	grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"'; then
+	vm_die "$LINUX_SRC_VERSION's kselftest_harness.h includes more than kselftest.h"
+fi
 touch "$stamp"
-echo "kselftest headers in $out:$done_list" >&2
+vm_log "kselftest $LINUX_SRC_VERSION in $out"

@@ -58,7 +58,7 @@ FIXTURE_SETUP(exec)
 {
 	self->fd = accel_open();
 	if (self->fd < 0)
-		SKIP(return, "%s: %s", ACCEL_DEV, strerror(errno));
+		SETUP_SKIP("%s: %s", ACCEL_DEV, strerror(errno));
 	self->pg = page_size();
 	self->a = anon_map(4 * self->pg);
 	self->b = anon_map(4 * self->pg);
@@ -341,4 +341,4 @@ TEST_F(exec, death_with_fetched_work_releases_pins)
 	EXPECT_EQ(pins0, v);
 }
 
-TEST_HARNESS_MAIN
+ACCEL_HARNESS_MAIN

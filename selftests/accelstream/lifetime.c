@@ -13,7 +13,8 @@
 #include "kselftest_harness.h"
 #include "accel_helpers.h"
 
-ACCEL_FIXTURE(lifetime);
+/* Every test ends by reading the debugfs summary. */
+ACCEL_FIXTURE_SUMMARY(lifetime);
 
 /* Close the fixture's file, then expect nothing of accelstream left. */
 #define EXPECT_QUIESCENT() do {						\

@@ -23,7 +23,7 @@ FIXTURE_SETUP(submit)
 {
 	self->fd = accel_open();
 	if (self->fd < 0)
-		SKIP(return, ACCEL_SKIP_NODEV_MSG);
+		SETUP_SKIP(ACCEL_SKIP_NODEV_MSG);
 	ASSERT_EQ(0, accel_info(self->fd, &self->info));
 	self->map_size = 2 * page_size() + RSIZE;
 	self->a = anon_map(self->map_size);

@@ -515,4 +515,15 @@ TEST(engine_steps)
 	EXPECT_EQ(-ECANCELED, status);
 }
 
+/* The default pin limit: a quarter of RAM in MiB, at least 1, clamped. */
+TEST(default_pinned_limit)
+{
+	EXPECT_EQ(1U, asc_default_pinned_mb(0));
+	EXPECT_EQ(1U, asc_default_pinned_mb(3ULL << 20));
+	EXPECT_EQ(1U, asc_default_pinned_mb(4ULL << 20));
+	EXPECT_EQ(491U, asc_default_pinned_mb(2014152ULL << 10));
+	EXPECT_EQ(6144U, asc_default_pinned_mb(24ULL << 30));
+	EXPECT_EQ(0xffffffffU, asc_default_pinned_mb(~0ULL));
+}
+
 TEST_HARNESS_MAIN

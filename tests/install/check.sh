@@ -3,8 +3,11 @@
 #
 # make install-check: install into a temporary DESTDIR, check every file
 # and its mode against the list below, build and run a program outside the
-# tree against the installed libaccel (pkg-config, shared and static), then
-# uninstall and check that nothing is left. TAP on stdout.
+# tree against the installed libaccel (pkg-config: shared, libaccel.a in a
+# PIE program, -static), then uninstall and check that nothing is left.
+# Then libaccel's own install/uninstall (a stale libaccel.pc is not
+# shipped) and install-user on a machine without kernel headers.
+# TAP on stdout.
 #
 # Usage: tests/install/check.sh            (from anywhere)
 # Environment: PREFIX (default /usr/local), KVER (default: what
@@ -13,6 +16,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VERSION=$(cat "$ROOT/VERSION")
 PREFIX=${PREFIX:-/usr/local}
 MAKE=${MAKE:-make}
 mk=("$MAKE" --no-print-directory -f "$ROOT/mk/install.mk" PREFIX="$PREFIX")
@@ -43,13 +47,13 @@ expected() {
 	local m
 	cat <<-EOF
 	0644 /lib/modules/$KVER/updates/accelstream.ko
-	0755 $PREFIX/lib/libaccel.so.1
+	0755 $PREFIX/lib/libaccel.so.$VERSION
 	0644 $PREFIX/lib/libaccel.a
 	0644 $PREFIX/lib/pkgconfig/libaccel.pc
-	0644 $PREFIX/include/accel.h
-	0644 $PREFIX/include/accel/cuda_compat.h
-	0644 $PREFIX/include/accel/acl_compat.h
-	0644 $PREFIX/include/linux/accelstream.h
+	0644 $PREFIX/include/libaccel.h
+	0644 $PREFIX/include/libaccel/accelstream.h
+	0644 $PREFIX/include/libaccel/acl_compat.h
+	0644 $PREFIX/include/libaccel/cuda_compat.h
 	0755 $PREFIX/sbin/accelctl
 	0644 $PREFIX/share/man/man8/accelctl.8
 	0644 /etc/udev/rules.d/60-accelstream.rules
@@ -63,7 +67,10 @@ expected() {
 		[ -f "$m" ] && echo "0644 $PREFIX/share/man/man7/${m##*/}"
 	done
 }
-links() { echo "$PREFIX/lib/libaccel.so libaccel.so.1"; }
+links() {
+	echo "$PREFIX/lib/libaccel.so.1 libaccel.so.$VERSION"
+	echo "$PREFIX/lib/libaccel.so libaccel.so.1"
+}
 
 if "${mk[@]}" install DESTDIR="$dest" > "$tmp/install.log" 2>&1; then
 	ok "make install DESTDIR=..."
@@ -102,12 +109,14 @@ fi
 ko=$dest/lib/modules/$KVER/updates/accelstream.ko
 check "module built for $KVER" \
 	sh -c "modinfo -F vermagic '$ko' 2>/dev/null | grep -q '^$KVER '"
-check "libaccel.so.1 has SONAME libaccel.so.1" \
-	sh -c "readelf -d '$dest$PREFIX/lib/libaccel.so.1' | grep -q 'SONAME.*\[libaccel.so.1\]'"
+check "libaccel.so.$VERSION has SONAME libaccel.so.1" \
+	sh -c "readelf -d '$dest$PREFIX/lib/libaccel.so.$VERSION' | grep -q 'SONAME.*\[libaccel.so.1\]'"
 check "udev rule installed as in udev/60-accelstream.rules" \
 	cmp -s "$ROOT/udev/60-accelstream.rules" "$dest/etc/udev/rules.d/60-accelstream.rules"
 check "libaccel.pc says prefix=$PREFIX" \
 	grep -qx "prefix=$PREFIX" "$dest$PREFIX/lib/pkgconfig/libaccel.pc"
+check "man pages carry libaccel $VERSION in their footer" \
+	sh -c "! grep -L '^\.TH .*\"libaccel $VERSION\"' \$(grep -l '^\.TH' '$dest$PREFIX'/share/man/man[37]/*) | grep -q ."
 check "accelctl --version runs" \
 	sh -c "'$dest$PREFIX/sbin/accelctl' --version > /dev/null"
 
@@ -137,6 +146,8 @@ fi
 if [ -x "$cdir/consumer" ]; then
 	lib=$(LD_LIBRARY_PATH=$dest$PREFIX/lib ldd "$cdir/consumer" | awk '$1 == "libaccel.so.1" { print $3 }')
 	check "consumer loads libaccel.so.1 from DESTDIR ($lib)" [ "$lib" = "$dest$PREFIX/lib/libaccel.so.1" ]
+	check "consumer is a PIE (ELF type DYN, the compiler's default)" \
+		sh -c "readelf -h '$cdir/consumer' | grep -q 'Type:.*DYN'"
 	if out=$(ACCEL_TRANSPORT=inproc LD_LIBRARY_PATH=$dest$PREFIX/lib "$cdir/consumer" 2>&1); then
 		ok "consumer runs (ACCEL_TRANSPORT=inproc): $out"
 	else
@@ -145,8 +156,20 @@ if [ -x "$cdir/consumer" ]; then
 else
 	nok "consumer runs # not built"
 fi
-# The static library (position dependent, for static binaries), through
-# pkg-config --static.
+# The archive in an ordinary (PIE) program: libaccel.a is built from
+# position-independent objects. Without -fPIC objects this link fails with
+# "relocation R_X86_64_32 ... recompile with -fPIE".
+out=
+# shellcheck disable=SC2086
+if (cd "$cdir" && $cc -std=c11 -Wall -Werror -fPIE -pie -o consumer-pie-static consumer.c \
+		$pc_cflags "$dest$PREFIX/lib/libaccel.a" -lpthread -ldl) > "$tmp/cc-pie.log" 2>&1 &&
+		! ldd "$cdir/consumer-pie-static" | grep -q libaccel &&
+		out=$(ACCEL_TRANSPORT=inproc "$cdir/consumer-pie-static" 2>&1); then
+	ok "consumer linked as PIE with libaccel.a runs: $out"
+else
+	nok "consumer linked as PIE with libaccel.a runs"; diag "$tmp/cc-pie.log"; echo "$out" | sed 's/^/#   /'
+fi
+# A -static program, through pkg-config --static.
 out=
 # shellcheck disable=SC2086
 if (cd "$cdir" && $cc -std=c11 -Wall -Werror -static -o consumer-static consumer.c \
@@ -172,6 +195,40 @@ else
 fi
 dirs=$(cd "$dest" 2>/dev/null && find . -mindepth 1 -type d | wc -l)
 echo "# $dirs empty directories left under DESTDIR (shared ones such as lib/pkgconfig are never removed)"
+
+# libaccel on its own: a plain build (PREFIX=/usr/local), then an install
+# for PREFIX=/usr must carry a libaccel.pc for /usr, not the stale one.
+ldest=$tmp/libdest
+if "$MAKE" --no-print-directory -C "$ROOT/libaccel" > "$tmp/lib-build.log" 2>&1 &&
+		"$MAKE" --no-print-directory -C "$ROOT/libaccel" install PREFIX=/usr \
+			DESTDIR="$ldest" > "$tmp/lib-install.log" 2>&1; then
+	ok "make -C libaccel install PREFIX=/usr after a PREFIX=/usr/local build"
+else
+	nok "make -C libaccel install PREFIX=/usr after a PREFIX=/usr/local build"
+	diag "$tmp/lib-build.log"; diag "$tmp/lib-install.log"
+fi
+check "its libaccel.pc says prefix=/usr and libdir=/usr/lib" \
+	sh -c "grep -qx 'prefix=/usr' '$ldest/usr/lib/pkgconfig/libaccel.pc' &&
+		grep -qx 'libdir=/usr/lib' '$ldest/usr/lib/pkgconfig/libaccel.pc'"
+"$MAKE" --no-print-directory -C "$ROOT/libaccel" uninstall PREFIX=/usr DESTDIR="$ldest" > "$tmp/lib-uninstall.log" 2>&1
+( cd "$ldest" 2>/dev/null && find . \( -type f -o -type l \) ) > "$tmp/lib-left"
+if [ -s "$tmp/lib-left" ]; then
+	nok "make -C libaccel uninstall leaves no file"; diag "$tmp/lib-left"
+else
+	ok "make -C libaccel uninstall leaves no file"
+fi
+
+# The library and the tools need no kernel headers: install-user for a
+# kernel that is not there installs everything but the module.
+udest=$tmp/userdest
+if "${mk[@]}" install-user KVER=0.0.0-none DESTDIR="$udest" > "$tmp/user.log" 2>&1; then
+	ok "make install-user without kernel headers (KVER=0.0.0-none)"
+else
+	nok "make install-user without kernel headers (KVER=0.0.0-none)"; diag "$tmp/user.log"
+fi
+check "install-user put libaccel and accelctl, and no module" \
+	sh -c "[ -f '$udest$PREFIX/lib/libaccel.so.$VERSION' ] && [ -x '$udest$PREFIX/sbin/accelctl' ] &&
+		[ ! -d '$udest/lib/modules' ]"
 
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$failn xfail:0 xpass:0 skip:0 error:0"

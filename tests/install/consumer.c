@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The kernel ABI, installed with libaccel; before accel.h, whose
- * ACCEL_TIMEOUT_INFINITE defers to it. */
-#include <linux/accelstream.h>
-#include <accel.h>
+/* The kernel ABI, installed with libaccel in its own directory; before
+ * libaccel.h, whose ACCEL_TIMEOUT_INFINITE defers to it. */
+#include <libaccel/accelstream.h>
+#include <libaccel.h>
 
 #define SIZE	(64 * 1024)
 

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@ static const struct accelctl_cmd *const commands[] = {
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
 
 static const struct option main_opts[] = {
-	{ "json", no_argument, NULL, 'j' },
+	{ "json", no_argument, NULL, 'J' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -41,7 +43,7 @@ static void help(FILE *out)
 	size_t i;
 
 	fprintf(out,
-		"Usage: accelctl [--json] [--verbose] COMMAND [ARGS]\n"
+		"Usage: accelctl [-J|--json] [--verbose] COMMAND [ARGS]\n"
 		"       accelctl --help | --version\n"
 		"\n"
 		"Load, unload and inspect the accelstream driver.\n"
@@ -52,7 +54,7 @@ static void help(FILE *out)
 	fprintf(out,
 		"\n"
 		"Options:\n"
-		"  -j, --json     print JSON instead of tables\n"
+		"  -J, --json     print JSON instead of tables\n"
 		"  -v, --verbose  show libkmod's own messages\n"
 		"  -h, --help     show this help (COMMAND --help: that command's)\n"
 		"  -V, --version  show the version\n"
@@ -60,31 +62,116 @@ static void help(FILE *out)
 		"See accelctl(8).\n");
 }
 
-int accelctl_cmd_opts(struct accelctl *actl, const struct accelctl_cmd *cmd,
-		      const char *usage, int argc, char *argv[])
+void accelctl_usage_error(const char *usage, const char *fmt, ...)
 {
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "accelctl: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (usage: accelctl %s)\n", usage);
+}
+
+/* A count of seconds or refreshes: 1 to INT_MAX. */
+static int parse_count(const char *s, unsigned int *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < 1 || n > INT_MAX)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+int accelctl_cmd_opts(struct accelctl *actl, const struct accelctl_cmd *cmd,
+		      const char *usage, unsigned int which,
+		      void (*columns_help)(FILE *out), int argc, char *argv[])
+{
+	enum { OPT_WATCH = 256 };
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "noheadings", no_argument, NULL, 'n' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "bytes", no_argument, NULL, 'b' },
+		{ "loop", required_argument, NULL, 'l' },
+		{ "watch", no_argument, NULL, OPT_WATCH },
+		{ "count", required_argument, NULL, 'c' },
 		{ }
 	};
+	bool table = which & ACCELCTL_OPT_TABLE, loop = which & ACCELCTL_OPT_LOOP;
 	int c;
 
 	/* 0, not 1: also forget main()'s "+" (stop at the first word). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jJho:nrbl:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
+		case 'J':
 			actl->json = true;
-			break;
+			continue;
 		case 'h':
 			printf("Usage: accelctl %s\n\n%s\n", usage, cmd->help);
+			if (columns_help)
+				columns_help(stdout);
 			return -1;
-		default:
-			fprintf(stderr, "Usage: accelctl %s\n", usage);
+		case 'o':
+		case 'n':
+		case 'r':
+		case 'b':
+			if (!table)
+				break;
+			if (c == 'o')
+				actl->columns = optarg;
+			actl->noheadings |= c == 'n';
+			actl->raw |= c == 'r';
+			actl->bytes |= c == 'b';
+			continue;
+		case 'l':
+		case 'c':
+			if (!loop)
+				break;
+			if (parse_count(optarg, c == 'l' ? &actl->interval :
+					&actl->count)) {
+				accelctl_usage_error(usage, "-%c takes a number above 0, not '%s'",
+						     c, optarg);
+				return -2;
+			}
+			continue;
+		case OPT_WATCH:
+			if (!loop)
+				break;
+			if (!actl->interval)
+				actl->interval = 2;
+			continue;
+		case ':':
+			accelctl_usage_error(usage, "option '%s' needs a value",
+					     argv[optind - 1]);
 			return -2;
+		default:
+			break;
 		}
+		/* Unknown to getopt ('?'), or not one of this command's. */
+		if (c != '?')
+			optopt = c == OPT_WATCH ? 0 : c;
+		if (optopt)
+			accelctl_usage_error(usage, "%s: unknown option '-%c'",
+					     cmd->name, optopt);
+		else
+			accelctl_usage_error(usage, "%s: unknown option '%s'",
+					     cmd->name, c == OPT_WATCH ? "--watch" :
+					     argv[optind - 1]);
+		return -2;
 	}
+	if (actl->count && !actl->interval)
+		actl->interval = 2;
 	return optind;
 }
 
@@ -106,10 +193,13 @@ int main(int argc, char *argv[])
 	int c, ret = EXIT_FAILURE;
 	size_t i;
 
+	setlocale(LC_ALL, "");
 	accelctl_roots_init(&actl.roots);
-	while ((c = getopt_long(argc, argv, "+jvhV", main_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jJvhV", main_opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
+		case 'J':
 			actl.json = true;
 			break;
 		case 'v':
@@ -123,7 +213,12 @@ int main(int argc, char *argv[])
 			       ACCELCTL_VERSION, ACCEL_ABI_VERSION, "libkmod");
 			return EXIT_SUCCESS;
 		default:
-			help(stderr);
+			if (optopt)
+				accelctl_err("unknown option '-%c' (see accelctl --help)",
+					     optopt);
+			else
+				accelctl_err("unknown option '%s' (see accelctl --help)",
+					     argv[optind - 1]);
 			return EXIT_FAILURE;
 		}
 	}

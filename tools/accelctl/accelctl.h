@@ -2,9 +2,11 @@
 /*
  * accelctl: the admin tool of accelstream.
  *
- * Everything accelctl knows about the driver comes from the files named in
- * Documentation/admin-guide/accelstream.rst (Inspecting: accelctl and debugfs); module loading and
- * unloading go through libkmod.
+ * Everything accelctl knows about the driver comes from its stable
+ * interfaces: the module's sysfs directory, the misc device's attributes
+ * (Documentation/ABI/testing/sysfs-class-misc-accelstream) and
+ * ACCEL_IOC_QUERY on the device node. Module loading and unloading go
+ * through libkmod; tables and JSON through libsmartcols.
  *
  * Copyright (C) 2026 The accelstream authors
  */
@@ -15,7 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define ACCELCTL_VERSION	"0.1"
+/* The project's version, from VERSION through the Makefile. */
+#ifndef ACCELCTL_VERSION
+#error "ACCELCTL_VERSION is set by the Makefile from VERSION"
+#endif
 #define ACCELCTL_MODULE		"accelstream"
 
 /* ---------------------------------------------------------------- roots */
@@ -23,11 +28,12 @@
 /**
  * struct accelctl_roots - where the kernel's files are looked for
  * @sysfs: sysfs mount (ACCELCTL_SYSFS_ROOT, default /sys).
- * @debugfs: debugfs mount (ACCELCTL_DEBUGFS_ROOT, default /sys/kernel/debug).
+ * @debugfs: a directory in the layout of the driver's debugfs files
+ *	(ACCELCTL_DEBUGFS_ROOT); when set, contexts, streams and regions
+ *	are read from there instead of through ACCEL_IOC_QUERY. NULL: unset.
  * @proc: procfs mount (ACCELCTL_PROC_ROOT, default /proc).
  * @dev: the device node holders are matched against (ACCELCTL_DEV).
  * @real_sysfs: @sysfs is the live /sys, so libkmod may be asked instead.
- * @real_debugfs: @debugfs is the default mount point (may be mounted).
  *
  * The overrides exist so that the tests can point accelctl at a fixture
  * tree; nothing else reads other files.
@@ -38,7 +44,6 @@ struct accelctl_roots {
 	const char *proc;
 	const char *dev;
 	bool real_sysfs;
-	bool real_debugfs;
 };
 
 struct kmod_ctx;
@@ -47,12 +52,24 @@ struct kmod_ctx;
  * struct accelctl - the state of one run
  * @roots: see &struct accelctl_roots.
  * @kmod: the run's one libkmod context.
- * @json: print JSON instead of tables.
+ * @json: print JSON instead of tables (-J, --json).
+ * @raw: raw output: no alignment, special characters escaped (-r).
+ * @noheadings: no header line (-n).
+ * @bytes: sizes in bytes rather than KiB, MiB... (-b).
+ * @columns: the -o/--output list, NULL for the command's default columns.
+ * @interval: ps: seconds between refreshes (-l N, --watch), 0: once.
+ * @count: ps: refreshes before exiting (-c N), 0: until interrupted.
  */
 struct accelctl {
 	struct accelctl_roots roots;
 	struct kmod_ctx *kmod;
 	bool json;
+	bool raw;
+	bool noheadings;
+	bool bytes;
+	const char *columns;
+	unsigned int interval;
+	unsigned int count;
 };
 
 void accelctl_roots_init(struct accelctl_roots *roots);
@@ -83,9 +100,21 @@ extern const struct accelctl_cmd accelctl_cmd_status;
 extern const struct accelctl_cmd accelctl_cmd_ps;
 extern const struct accelctl_cmd accelctl_cmd_stats;
 
-/* Parses the options every subcommand takes (--json, --help). */
+/* Which options a subcommand takes besides -J/--json and -h/--help. */
+#define ACCELCTL_OPT_TABLE	(1U << 0)	/* -o, -n, -r, -b */
+#define ACCELCTL_OPT_LOOP	(1U << 1)	/* -l, --watch, -c */
+
+/*
+ * Parses a subcommand's options into @actl. Returns the index of its first
+ * operand, -1 after --help (printed, with @columns_help), -2 after a usage
+ * error (said in one line).
+ */
 int accelctl_cmd_opts(struct accelctl *actl, const struct accelctl_cmd *cmd,
-		      const char *usage, int argc, char *argv[]);
+		      const char *usage, unsigned int which,
+		      void (*columns_help)(FILE *out), int argc, char *argv[]);
+/* The one line for a wrong number of operands. */
+void accelctl_usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* -------------------------------------------------------- module (sysfs) */
 
@@ -131,10 +160,10 @@ int accelctl_module_read(const struct accelctl *actl,
 			 struct accelctl_module *mod);
 void accelctl_module_free(struct accelctl_module *mod);
 
-/* ---------------------------------------------------- debugfs (parsers) */
+/* --------------------------------------- module totals (device sysfs) */
 
 /**
- * struct accelctl_summary - debugfs summary
+ * struct accelctl_totals - the misc device's attributes
  * @abi_version: ACCEL_ABI_VERSION of the loaded module.
  * @contexts: open files.
  * @streams: streams alive, draining ones included.
@@ -145,9 +174,9 @@ void accelctl_module_free(struct accelctl_module *mod);
  * @device_bytes: device bytes allocated.
  * @submitted_total: descriptors submitted since load.
  * @retired_total: descriptors retired since load.
- * @seen: bit i set when field i (in the order above) was present.
+ * @seen: bit i set when attribute i (in the order above) was read.
  */
-struct accelctl_summary {
+struct accelctl_totals {
 	uint64_t abi_version;
 	uint64_t contexts;
 	uint64_t streams;
@@ -161,12 +190,21 @@ struct accelctl_summary {
 	unsigned int seen;
 };
 
-#define ACCELCTL_SUMMARY_NFIELDS	10
+#define ACCELCTL_TOTALS_NFIELDS	10
+
+extern const char *const accelctl_totals_names[ACCELCTL_TOTALS_NFIELDS];
+uint64_t accelctl_totals_field(const struct accelctl_totals *t, int i);
+/* Reads class/misc/accelstream/ of sysfs; attributes it lacks stay unseen. */
+int accelctl_totals_read(const struct accelctl_roots *roots,
+			 struct accelctl_totals *t);
+
+/* ------------------------------------ contexts, streams, regions (query) */
 
 /**
- * struct accelctl_context - one row of debugfs contexts
- * @id: the ctx-<id> directory.
- * @pid: the process that opened the file.
+ * struct accelctl_context - one context (struct accel_ctx_info)
+ * @id: the context's number (ctx-<id> in debugfs).
+ * @pid: the process that opened the file, 0 if not visible.
+ * @uid: its effective uid; -1 if unknown (debugfs).
  * @streams: live streams.
  * @events: live events.
  * @regions: live regions.
@@ -180,6 +218,7 @@ struct accelctl_summary {
 struct accelctl_context {
 	uint64_t id;
 	int64_t pid;
+	int64_t uid;
 	uint64_t streams;
 	uint64_t events;
 	uint64_t regions;
@@ -192,7 +231,7 @@ struct accelctl_context {
 };
 
 /**
- * struct accelctl_stream - one row of ctx-<id>/streams
+ * struct accelctl_stream - one stream (struct accel_stream_info)
  * @handle: stream handle.
  * @submitted: last submitted sequence number.
  * @completed: last completed sequence number.
@@ -214,9 +253,9 @@ struct accelctl_stream {
 };
 
 /**
- * struct accelctl_region - one row of ctx-<id>/regions
+ * struct accelctl_region - one region (struct accel_region_info)
  * @handle: region handle.
- * @kind: "host", "host_alloc" or "device".
+ * @kind: "host", "host_alloc", "device" or "external".
  * @size: bytes.
  * @inflight: queued descriptors naming it.
  * @flags: region flags.
@@ -232,12 +271,10 @@ struct accelctl_region {
 };
 
 /*
- * The parsers take a file's whole text and return 0 or -errno (-EBADMSG
- * for a format they do not understand, with the line number in *@badline).
- * The row parsers return a malloc'ed array in *@out.
+ * The debugfs parsers take a file's whole text and return 0 or -errno
+ * (-EBADMSG for a format they do not understand, with the line number in
+ * *@badline), and a malloc'ed array in *@out.
  */
-int accelctl_parse_summary(const char *text, struct accelctl_summary *sum,
-			   int *badline);
 int accelctl_parse_contexts(const char *text, struct accelctl_context **out,
 			    size_t *n, int *badline);
 int accelctl_parse_streams(const char *text, struct accelctl_stream **out,
@@ -245,12 +282,30 @@ int accelctl_parse_streams(const char *text, struct accelctl_stream **out,
 int accelctl_parse_regions(const char *text, struct accelctl_region **out,
 			   size_t *n, int *badline);
 
-/* Reads debugfs accelstream/<name>; mounts debugfs first where it may. */
-int accelctl_debugfs_read(const struct accelctl_roots *roots, const char *name,
-			  char **text);
-/* Says on stderr why reading or parsing debugfs accelstream/<name> failed. */
-void accelctl_debugfs_error(const struct accelctl_roots *roots,
-			    const char *name, int err, int badline);
+/* Reads and parses <ACCELCTL_DEBUGFS_ROOT>/accelstream/...; says why not. */
+int accelctl_debugfs_contexts(const struct accelctl_roots *roots,
+			      struct accelctl_context **out, size_t *n);
+int accelctl_debugfs_streams(const struct accelctl_roots *roots, uint64_t ctx,
+			     struct accelctl_stream **out, size_t *n);
+int accelctl_debugfs_regions(const struct accelctl_roots *roots, uint64_t ctx,
+			     struct accelctl_region **out, size_t *n);
+
+/*
+ * The lists, from ACCEL_IOC_QUERY on the device node (or from debugfs
+ * files when ACCELCTL_DEBUGFS_ROOT is set). They return 0 or -errno after
+ * saying why on stderr, except -ENOENT for an unknown (or invisible)
+ * context @ctx, which the caller words. accelctl's own context is left
+ * out of the context list.
+ */
+int accelctl_list_contexts(const struct accelctl *actl,
+			   struct accelctl_context **out, size_t *n);
+int accelctl_list_streams(const struct accelctl *actl, uint64_t ctx,
+			  struct accelctl_stream **out, size_t *n);
+int accelctl_list_regions(const struct accelctl *actl, uint64_t ctx,
+			  struct accelctl_region **out, size_t *n);
+
+/* Says "not loaded" (and returns false) unless the module is live. */
+bool accelctl_require_live(const struct accelctl *actl);
 
 /* ----------------------------------------------------------------- util */
 
@@ -258,6 +313,8 @@ int accelctl_read_file(const char *path, char **text, size_t max);
 int accelctl_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void accelctl_human_bytes(char *buf, size_t len, uint64_t bytes);
+/* @s with invalid UTF-8 replaced by U+FFFD, in @buf (at most @len bytes). */
+const char *accelctl_utf8_clean(char *buf, size_t len, const char *s);
 
 /* -------------------------------------------------------- device holders */
 

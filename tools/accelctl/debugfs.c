@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The driver's debugfs files: reading them (mounting debugfs where we may)
- * and parsing their text.
+ * The driver's debugfs files, read when ACCELCTL_DEBUGFS_ROOT names a
+ * directory in their layout (the fixture trees of the tests, or a copy of
+ * /sys/kernel/debug taken for debugging). accelctl otherwise asks the
+ * driver through ACCEL_IOC_QUERY: debugfs is no ABI, needs root, and may
+ * be absent.
  *
  * The row files start with a header naming the columns; columns are found
  * by name, so that the driver may add some without breaking accelctl, and
@@ -14,16 +17,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <unistd.h>
 
 #include "accelctl.h"
-
-#ifndef DEBUGFS_MAGIC
-#define DEBUGFS_MAGIC	0x64626720
-#endif
 
 #define MAX_COLS	32
 
@@ -217,51 +212,6 @@ out:
 	return ret;
 }
 
-int accelctl_parse_summary(const char *text, struct accelctl_summary *sum,
-			   int *badline)
-{
-	static const char *const keys[ACCELCTL_SUMMARY_NFIELDS] = {
-		"abi_version", "contexts", "streams", "events", "regions",
-		"queued", "pinned_bytes", "device_bytes", "submitted_total",
-		"retired_total",
-	};
-	uint64_t *field[ACCELCTL_SUMMARY_NFIELDS] = {
-		&sum->abi_version, &sum->contexts, &sum->streams, &sum->events,
-		&sum->regions, &sum->queued, &sum->pinned_bytes,
-		&sum->device_bytes, &sum->submitted_total, &sum->retired_total,
-	};
-	char *buf, *pos, *line, *word[3];
-	int lineno = 0, ret = -EBADMSG, i;
-
-	memset(sum, 0, sizeof(*sum));
-	*badline = 0;
-	buf = strdup(text);
-	if (!buf)
-		return -ENOMEM;
-	pos = buf;
-	while ((line = next_line(&pos))) {
-		lineno++;
-		if (blank(line))
-			continue;
-		*badline = lineno;
-		if (split_words(line, word, 3) != 2)
-			goto out;
-		for (i = 0; i < ACCELCTL_SUMMARY_NFIELDS; i++) {
-			if (strcmp(word[0], keys[i]))
-				continue;
-			if (parse_u64(word[1], field[i]))
-				goto out;
-			sum->seen |= 1U << i;
-		}
-		/* Unknown keys are newer fields: ignored. */
-	}
-	*badline = 0;
-	ret = 0;
-out:
-	free(buf);
-	return ret;
-}
-
 static int context_row(void *elem, char *const *v)
 {
 	struct accelctl_context *c = elem;
@@ -274,6 +224,7 @@ static int context_row(void *elem, char *const *v)
 	    copy_word(c->executor, sizeof(c->executor), v[8]) ||
 	    parse_u64(v[9], &c->failed_streams))
 		return -EBADMSG;
+	c->uid = -1;
 	/* comm is at most TASK_COMM_LEN; cut anything longer. */
 	snprintf(c->comm, sizeof(c->comm), "%s", v[10]);
 	return 0;
@@ -350,67 +301,70 @@ int accelctl_parse_regions(const char *text, struct accelctl_region **out,
 	return parse_rows(text, &p, (void **)out, n, badline);
 }
 
-/*
- * Makes sure debugfs is mounted at the default place: mounts it when we
- * are root, else says how to.
- */
-static int debugfs_ensure_mounted(const struct accelctl_roots *roots)
+/* Reads and parses accelstream/<name>; says on stderr why it could not. */
+static int debugfs_rows(const struct accelctl_roots *roots, const char *name,
+			int (*parse)(const char *, void **, size_t *, int *),
+			void **out, size_t *n)
 {
-	struct statfs sfs;
+	char path[4096], *text = NULL;
+	int ret, badline = 0;
 
-	if (!roots->real_debugfs)
-		return 0;
-	if (statfs(roots->debugfs, &sfs) == 0 && sfs.f_type == DEBUGFS_MAGIC)
-		return 0;
-	if (geteuid() == 0 &&
-	    mount("debugfs", roots->debugfs, "debugfs", 0, NULL) == 0)
-		return 0;
-	accelctl_err("debugfs is not mounted at %s%s; as root: mount -t debugfs none %s",
-		     roots->debugfs, geteuid() ? "" : " and mounting it failed",
-		     roots->debugfs);
-	return -ENODEV;
-}
-
-int accelctl_debugfs_read(const struct accelctl_roots *roots, const char *name,
-			  char **text)
-{
-	char path[4096];
-	int ret;
-
-	ret = debugfs_ensure_mounted(roots);
-	if (ret)
-		return ret;
 	ret = accelctl_path(path, sizeof(path), roots->debugfs,
 			    "/" ACCELCTL_MODULE "/%s", name);
-	if (ret)
-		return ret;
-	return accelctl_read_file(path, text, 16 << 20);
+	if (!ret)
+		ret = accelctl_read_file(path, &text, 16 << 20);
+	if (!ret)
+		ret = parse(text, out, n, &badline);
+	free(text);
+	if (ret == -EBADMSG)
+		accelctl_err("%s line %d: unexpected format (accelctl %s reads the layout in Documentation/admin-guide/accelstream.rst)",
+			     path, badline, ACCELCTL_VERSION);
+	else if (ret && ret != -ENOENT)
+		accelctl_err("cannot read %s: %s", path, strerror(-ret));
+	return ret;
 }
 
-void accelctl_debugfs_error(const struct accelctl_roots *roots,
-			    const char *name, int err, int badline)
+static int parse_contexts(const char *t, void **o, size_t *n, int *bad)
 {
-	switch (-err) {
-	case ENODEV:
-		break;	/* debugfs_ensure_mounted() said why */
-	case ENOENT:
-		accelctl_err("%s/%s/%s does not exist (is %s loaded?)",
-			     roots->debugfs, ACCELCTL_MODULE, name,
+	return accelctl_parse_contexts(t, (struct accelctl_context **)o, n, bad);
+}
+
+static int parse_streams(const char *t, void **o, size_t *n, int *bad)
+{
+	return accelctl_parse_streams(t, (struct accelctl_stream **)o, n, bad);
+}
+
+static int parse_regions(const char *t, void **o, size_t *n, int *bad)
+{
+	return accelctl_parse_regions(t, (struct accelctl_region **)o, n, bad);
+}
+
+int accelctl_debugfs_contexts(const struct accelctl_roots *roots,
+			      struct accelctl_context **out, size_t *n)
+{
+	int ret = debugfs_rows(roots, "contexts", parse_contexts,
+			       (void **)out, n);
+
+	if (ret == -ENOENT)
+		accelctl_err("%s/%s/contexts does not exist", roots->debugfs,
 			     ACCELCTL_MODULE);
-		break;
-	case EACCES:
-	case EPERM:
-		accelctl_err("cannot read %s/%s/%s: permission denied (debugfs is for root)",
-			     roots->debugfs, ACCELCTL_MODULE, name);
-		break;
-	case EBADMSG:
-		accelctl_err("%s/%s/%s line %d: unexpected format (accelctl %s reads the layout in Documentation/admin-guide/accelstream.rst)",
-			     roots->debugfs, ACCELCTL_MODULE, name, badline,
-			     ACCELCTL_VERSION);
-		break;
-	default:
-		accelctl_err("cannot read %s/%s/%s: %s", roots->debugfs,
-			     ACCELCTL_MODULE, name, strerror(-err));
-		break;
-	}
+	return ret;
+}
+
+int accelctl_debugfs_streams(const struct accelctl_roots *roots, uint64_t ctx,
+			     struct accelctl_stream **out, size_t *n)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "ctx-%" PRIu64 "/streams", ctx);
+	return debugfs_rows(roots, name, parse_streams, (void **)out, n);
+}
+
+int accelctl_debugfs_regions(const struct accelctl_roots *roots, uint64_t ctx,
+			     struct accelctl_region **out, size_t *n)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "ctx-%" PRIu64 "/regions", ctx);
+	return debugfs_rows(roots, name, parse_regions, (void **)out, n);
 }

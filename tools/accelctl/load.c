@@ -14,9 +14,9 @@
 #include <libkmod.h>
 
 #include "accelctl.h"
-#include "json.h"
+#include "out.h"
 
-static const char usage[] = "load [--json] [PATH|NAME] [param=value...]";
+static const char usage[] = "load [-J] [PATH|NAME] [param=value...]";
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -108,6 +108,72 @@ static void explain_insert_error(int err, const char *what, const char *file,
 	}
 }
 
+/* Parameter names compare as the kernel's parameq() does: '-' is '_'. */
+static bool param_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t i;
+
+	if (alen != blen)
+		return false;
+	for (i = 0; i < alen; i++)
+		if ((a[i] == '-' ? '_' : a[i]) != (b[i] == '-' ? '_' : b[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The kernel ignores unknown parameters with a line in dmesg and loads
+ * anyway: check every name against the module's (modinfo's parmtype
+ * entries) before loading, and say which names it has. A file whose
+ * modinfo cannot be read is left to the insertion, which fails on it
+ * with the error that explain_insert_error() words.
+ */
+static int check_params(struct kmod_module *mod, int argc, char *argv[])
+{
+	struct kmod_list *info = NULL, *l;
+	char known[1024] = "";
+	size_t klen = 0;
+	int i, ret = 0;
+
+	/* Unreadable (not a module, say): the insertion's error explains it. */
+	if (kmod_module_get_info(mod, &info) < 0)
+		return 0;
+	kmod_list_foreach(l, info) {
+		const char *key = kmod_module_info_get_key(l);
+		const char *val = kmod_module_info_get_value(l);
+		const char *colon = val ? strchr(val, ':') : NULL;
+
+		/* parmtype names every parameter (parm only described ones). */
+		if (strcmp(key, "parmtype") || !colon ||
+		    klen + (colon - val) + 3 >= sizeof(known))
+			continue;
+		klen += snprintf(known + klen, sizeof(known) - klen, "%s%.*s",
+				 klen ? ", " : "", (int)(colon - val), val);
+	}
+	for (i = 0; i < argc && !ret; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t len = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		bool found = false;
+
+		kmod_list_foreach(l, info) {
+			const char *val = kmod_module_info_get_value(l);
+			const char *colon = val ? strchr(val, ':') : NULL;
+
+			if (!strcmp(kmod_module_info_get_key(l), "parmtype") &&
+			    colon && param_eq(argv[i], len, val, colon - val))
+				found = true;
+		}
+		if (!found) {
+			accelctl_err("%s has no parameter '%.*s' (it has: %s); nothing loaded",
+				     kmod_module_get_name(mod), (int)len, argv[i],
+				     klen ? known : "none");
+			ret = -EINVAL;
+		}
+	}
+	kmod_module_info_free_list(info);
+	return ret;
+}
+
 /* Finds the module @arg names: a file, or an installed module's name. */
 static int module_from_arg(struct accelctl *actl, const char *arg,
 			   struct kmod_module **mod)
@@ -160,7 +226,8 @@ static int do_load(struct accelctl *actl, int argc, char *argv[])
 	char *opts = NULL;
 	int idx, first, ret = EXIT_FAILURE, err;
 
-	idx = accelctl_cmd_opts(actl, &accelctl_cmd_load, usage, argc, argv);
+	idx = accelctl_cmd_opts(actl, &accelctl_cmd_load, usage, 0, NULL,
+				argc, argv);
 	if (idx < 0)
 		return idx == -1 ? EXIT_SUCCESS : EXIT_FAILURE;
 	first = idx;
@@ -178,6 +245,8 @@ static int do_load(struct accelctl *actl, int argc, char *argv[])
 		accelctl_err("%s is built into the kernel", name);
 		goto out;
 	}
+	if (check_params(mod, argc - first, argv + first))
+		goto out;
 	err = kmod_module_insert_module(mod, 0, opts);
 	if (err < 0) {
 		explain_insert_error(err, name, kmod_module_get_path(mod) ?: target,
@@ -185,16 +254,10 @@ static int do_load(struct accelctl *actl, int argc, char *argv[])
 		goto out;
 	}
 	if (actl->json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
-		json_string(&j, "module", name);
-		json_string(&j, "path", kmod_module_get_path(mod));
-		json_string(&j, "options", opts);
-		json_bool(&j, "loaded", true);
-		json_object_end(&j);
-		json_finish(&j);
+		if (out_module_json(actl, "load", name,
+				    kmod_module_get_path(mod) ?: target, opts,
+				    true))
+			goto out;
 	} else {
 		printf("loaded %s from %s%s%s\n", name,
 		       kmod_module_get_path(mod) ?: target,

@@ -1,132 +1,185 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * accelctl ps: one row per context (open file of the device), the
- * nvidia-smi process table of accelstream.
+ * nvidia-smi process table of accelstream; -l N refreshes it every N
+ * seconds, as nvidia-smi -l does.
  *
  * Copyright (C) 2026 The accelstream authors
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "accelctl.h"
-#include "json.h"
-#include "table.h"
+#include "out.h"
 
-static const char usage[] = "ps [--json]";
+static const char usage[] =
+	"ps [-J] [-o COLUMNS] [-n] [-r] [-b] [-l SECONDS | --watch] [-c COUNT]";
 
-static void print_json(const struct accelctl_context *c, size_t n)
+enum { C_CTX, C_PID, C_UID, C_COMMAND, C_STREAMS, C_EVENTS, C_REGIONS,
+       C_QUEUED, C_PINNED, C_DEVICE, C_EXECUTOR, C_FAILED };
+
+#define NUM	SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER
+
+static const struct accelctl_col cols[] = {
+	[C_CTX] = { "CTX", 0, NUM, true, "context id (accelctl stats CTX)" },
+	[C_PID] = { "PID", 0, NUM, true, "process that opened the device" },
+	[C_UID] = { "UID", 0, NUM, true, "its effective user id" },
+	[C_COMMAND] = { "COMMAND", 0, 0, SCOLS_JSON_STRING, true,
+			"its command name when it opened the device" },
+	[C_STREAMS] = { "STREAMS", 0, NUM, true, "live streams" },
+	[C_EVENTS] = { "EVENTS", 0, NUM, true, "live events" },
+	[C_REGIONS] = { "REGIONS", 0, NUM, true, "live regions" },
+	[C_QUEUED] = { "QUEUED", 0, NUM, true, "descriptors not yet retired" },
+	[C_PINNED] = { "PINNED", 0, NUM, true, "host memory pinned (bytes in JSON and with -b)" },
+	[C_DEVICE] = { "DEVICE", 0, NUM, true, "device memory allocated (bytes in JSON and with -b)" },
+	[C_EXECUTOR] = { "EXECUTOR", 0, 0, SCOLS_JSON_STRING, true,
+			 "soft (in-kernel engine) or user:PID (userspace executor)" },
+	[C_FAILED] = { "FAILED", 0, NUM, true, "streams in the sticky error state" },
+};
+
+#define NCOLS	(sizeof(cols) / sizeof(cols[0]))
+
+static void columns_help(FILE *out)
 {
-	struct json j;
-	size_t i;
-
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
-	json_array_begin(&j, "contexts");
-	for (i = 0; i < n; i++) {
-		json_object_begin(&j, NULL);
-		json_u64(&j, "id", c[i].id);
-		json_i64(&j, "pid", c[i].pid);
-		json_string(&j, "comm", c[i].comm);
-		json_u64(&j, "streams", c[i].streams);
-		json_u64(&j, "events", c[i].events);
-		json_u64(&j, "regions", c[i].regions);
-		json_u64(&j, "queued", c[i].queued);
-		json_u64(&j, "pinned_bytes", c[i].pinned_bytes);
-		json_u64(&j, "device_bytes", c[i].device_bytes);
-		json_string(&j, "executor", c[i].executor);
-		json_u64(&j, "failed_streams", c[i].failed_streams);
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-	json_object_end(&j);
-	json_finish(&j);
+	out_cols_help(out, cols, NCOLS);
 }
 
-static int print_table(const struct accelctl_context *c, size_t n)
+static int fill(const struct accelctl *actl, struct accelctl_tab *t,
+		const struct accelctl_context *c, size_t n)
 {
-	static const char *const spec[] = {
-		">CTX", ">PID", "COMMAND", ">STREAMS", ">EVENTS", ">REGIONS",
-		">QUEUED", ">PINNED", ">DEVICE", "EXECUTOR", "ERROR", NULL,
-	};
-	char f[11][64], title[128], pinned[32], device[32];
-	const char *cell[11];
+	char title[128], pinned[32], device[32];
 	uint64_t tp = 0, td = 0;
-	struct table t;
 	size_t i;
-	int k, ret = 0;
+	int ret = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !ret; i++) {
+		struct libscols_line *ln = out_row(t);
+
+		if (!ln)
+			return -ENOMEM;
 		tp += c[i].pinned_bytes;
 		td += c[i].device_bytes;
+		ret |= out_cell_u64(t, ln, C_CTX, c[i].id);
+		ret |= out_cell(t, ln, C_PID, "%" PRId64, c[i].pid);
+		if (c[i].uid >= 0)
+			ret |= out_cell(t, ln, C_UID, "%" PRId64, c[i].uid);
+		ret |= out_cell_text(t, ln, C_COMMAND, c[i].comm);
+		ret |= out_cell_u64(t, ln, C_STREAMS, c[i].streams);
+		ret |= out_cell_u64(t, ln, C_EVENTS, c[i].events);
+		ret |= out_cell_u64(t, ln, C_REGIONS, c[i].regions);
+		ret |= out_cell_u64(t, ln, C_QUEUED, c[i].queued);
+		ret |= out_cell_bytes(actl, t, ln, C_PINNED, c[i].pinned_bytes);
+		ret |= out_cell_bytes(actl, t, ln, C_DEVICE, c[i].device_bytes);
+		ret |= out_cell_text(t, ln, C_EXECUTOR, c[i].executor);
+		ret |= out_cell_u64(t, ln, C_FAILED, c[i].failed_streams);
 	}
-	accelctl_human_bytes(pinned, sizeof(pinned), tp);
-	accelctl_human_bytes(device, sizeof(device), td);
-	snprintf(title, sizeof(title),
-		 "accelstream  contexts: %zu  pinned: %s  device: %s", n,
-		 pinned, device);
-	table_init(&t, title, spec);
-	for (k = 0; k < 11; k++)
-		cell[k] = f[k];
-	for (i = 0; i < n && !ret; i++) {
-		snprintf(f[0], 64, "%" PRIu64, c[i].id);
-		snprintf(f[1], 64, "%" PRId64, c[i].pid);
-		snprintf(f[2], 64, "%s", c[i].comm);
-		snprintf(f[3], 64, "%" PRIu64, c[i].streams);
-		snprintf(f[4], 64, "%" PRIu64, c[i].events);
-		snprintf(f[5], 64, "%" PRIu64, c[i].regions);
-		snprintf(f[6], 64, "%" PRIu64, c[i].queued);
-		accelctl_human_bytes(f[7], 64, c[i].pinned_bytes);
-		accelctl_human_bytes(f[8], 64, c[i].device_bytes);
-		snprintf(f[9], 64, "%s", c[i].executor);
-		if (c[i].failed_streams)
-			snprintf(f[10], 64, "%" PRIu64 " failed", c[i].failed_streams);
-		else
-			snprintf(f[10], 64, "ok");
-		ret = table_row(&t, cell);
+	if (ret)
+		return -ENOMEM;
+	/* The summary line of nvidia-smi, above the table. */
+	if (!actl->json && !actl->raw && !actl->noheadings) {
+		accelctl_human_bytes(pinned, sizeof(pinned), tp);
+		accelctl_human_bytes(device, sizeof(device), td);
+		snprintf(title, sizeof(title),
+			 "accelstream  contexts: %zu  pinned: %s  device: %s",
+			 n, pinned, device);
+		if (scols_cell_set_data(scols_table_get_title(t->tb), title))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One listing; 0 or -errno (said). */
+static int show(const struct accelctl *actl)
+{
+	struct accelctl_context *c = NULL;
+	struct accelctl_tab t, *tabs[1] = { &t };
+	size_t n = 0;
+	int ret;
+
+	ret = out_tab_init(&t, actl, "contexts", cols, NCOLS, true);
+	if (ret == -ENOMEM)
+		accelctl_err("out of memory");
+	if (ret)
+		return ret;
+	ret = accelctl_list_contexts(actl, &c, &n);
+	if (!ret) {
+		ret = fill(actl, &t, c, n);
+		if (ret)
+			accelctl_err("out of memory");
 	}
 	if (!ret)
-		table_print(&t, stdout);
-	table_fini(&t);
+		ret = out_print(actl, tabs, 1);
+	out_tab_fini(&t);
+	free(c);
 	return ret;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
 }
 
 static int do_ps(struct accelctl *actl, int argc, char *argv[])
 {
-	struct accelctl_context *c = NULL;
-	int idx, err, badline = 0, ret = EXIT_FAILURE;
-	char *text = NULL;
-	size_t n = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned int done;
+	struct timespec ts;
+	char when[64];
+	time_t now;
 
-	idx = accelctl_cmd_opts(actl, &accelctl_cmd_ps, usage, argc, argv);
+	if (!accelctl_require_live(actl))
+		return EXIT_FAILURE;
+	if (!actl->interval)
+		return show(actl) ? EXIT_FAILURE : EXIT_SUCCESS;
+
+	/* Refresh until interrupted (or -c COUNT times); ^C ends it cleanly. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (done = 0; !stop; done++) {
+		if (!actl->json) {
+			now = time(NULL);
+			strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y",
+				 localtime(&now));
+			printf("%s%s\n", done ? "\n" : "", when);
+		}
+		if (show(actl))
+			return EXIT_FAILURE;
+		if (actl->count && done + 1 >= actl->count)
+			break;
+		ts.tv_sec = actl->interval;
+		ts.tv_nsec = 0;
+		while (!stop && nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	return EXIT_SUCCESS;
+}
+
+static int run_ps(struct accelctl *actl, int argc, char *argv[])
+{
+	int idx;
+
+	idx = accelctl_cmd_opts(actl, &accelctl_cmd_ps, usage,
+				ACCELCTL_OPT_TABLE | ACCELCTL_OPT_LOOP,
+				columns_help, argc, argv);
 	if (idx < 0)
 		return idx == -1 ? EXIT_SUCCESS : EXIT_FAILURE;
 	if (idx < argc) {
-		fprintf(stderr, "Usage: accelctl %s\n", usage);
+		accelctl_usage_error(usage, "ps takes no arguments, not '%s'",
+				     argv[idx]);
 		return EXIT_FAILURE;
 	}
-	err = accelctl_debugfs_read(&actl->roots, "contexts", &text);
-	if (!err)
-		err = accelctl_parse_contexts(text, &c, &n, &badline);
-	if (err) {
-		accelctl_debugfs_error(&actl->roots, "contexts", err, badline);
-		goto out;
-	}
-	if (actl->json) {
-		print_json(c, n);
-	} else if (print_table(c, n)) {
-		accelctl_err("out of memory");
-		goto out;
-	}
-	ret = EXIT_SUCCESS;
-out:
-	free(c);
-	free(text);
-	return ret;
+	return do_ps(actl, argc, argv);
 }
 
 const struct accelctl_cmd accelctl_cmd_ps = {
 	.name = "ps",
-	.run = do_ps,
+	.run = run_ps,
 	.help = "list contexts: pid, command, streams, queued, pinned, executor, errors",
 };

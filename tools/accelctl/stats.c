@@ -10,10 +10,46 @@
 #include <string.h>
 
 #include "accelctl.h"
-#include "json.h"
-#include "table.h"
+#include "out.h"
 
-static const char usage[] = "stats [--json] CTX [STREAM]";
+static const char usage[] = "stats [-J] [-o COLUMNS] [-n] [-r] [-b] CTX [STREAM]";
+
+enum { S_STREAM, S_SUBMITTED, S_COMPLETED, S_QUEUED, S_PRIORITY, S_FLAGS,
+       S_ERROR, S_STATE };
+
+#define NUM	SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER
+
+static const struct accelctl_col stream_cols[] = {
+	[S_STREAM] = { "STREAM", 0, NUM, true, "stream handle" },
+	[S_SUBMITTED] = { "SUBMITTED", 0, NUM, true, "last submitted sequence number" },
+	[S_COMPLETED] = { "COMPLETED", 0, NUM, true, "every descriptor up to it has retired" },
+	[S_QUEUED] = { "QUEUED", 0, NUM, true, "descriptors not retired" },
+	[S_PRIORITY] = { "PRIORITY", 0, NUM, true, "effective priority (lower is more urgent)" },
+	[S_FLAGS] = { "FLAGS", 0, NUM, true, "creation flags" },
+	[S_ERROR] = { "ERROR", 0, NUM, true, "0, or the failure's errno (negative in JSON)" },
+	[S_STATE] = { "STATE", 0, 0, SCOLS_JSON_STRING, true, "live, destroyed (draining)" },
+};
+
+enum { R_REGION, R_KIND, R_SIZE, R_INFLIGHT, R_FLAGS, R_STATE };
+
+static const struct accelctl_col region_cols[] = {
+	[R_REGION] = { "REGION", 0, NUM, true, "region handle" },
+	[R_KIND] = { "KIND", 0, 0, SCOLS_JSON_STRING, true, "host, host_alloc, device, external" },
+	[R_SIZE] = { "SIZE", 0, NUM, true, "size (bytes in JSON and with -b)" },
+	[R_INFLIGHT] = { "INFLIGHT", 0, NUM, true, "queued descriptors naming it" },
+	[R_FLAGS] = { "FLAGS", 0, NUM, true, "region flags" },
+	[R_STATE] = { "STATE", 0, 0, SCOLS_JSON_STRING, true, "live, released (deferred)" },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static void columns_help(FILE *out)
+{
+	fprintf(out, "\nStreams:");
+	out_cols_help(out, stream_cols, ARRAY_SIZE(stream_cols));
+	fprintf(out, "\nRegions:");
+	out_cols_help(out, region_cols, ARRAY_SIZE(region_cols));
+}
 
 static int parse_id(const char *s, const char *prefix, uint64_t *v)
 {
@@ -28,170 +64,125 @@ static int parse_id(const char *s, const char *prefix, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
-static const char *errno_str(char *buf, size_t len, int64_t err)
+static int fill_streams(const struct accelctl *actl, struct accelctl_tab *t,
+			const struct accelctl_stream *s, size_t n)
 {
-	if (!err)
-		snprintf(buf, len, "0");
-	else
-		snprintf(buf, len, "%s (%" PRId64 ")",
-			 err < 0 ? accelctl_errno_name((int)err) : "?", err);
-	return buf;
-}
-
-static void json_stream(struct json *j, const char *key,
-			const struct accelctl_stream *s)
-{
-	json_object_begin(j, key);
-	json_u64(j, "handle", s->handle);
-	json_u64(j, "submitted", s->submitted);
-	json_u64(j, "completed", s->completed);
-	json_u64(j, "queued", s->queued);
-	json_i64(j, "priority", s->priority);
-	json_u64(j, "flags", s->flags);
-	json_i64(j, "error", s->error);
-	json_string(j, "state", s->state);
-	json_object_end(j);
-}
-
-static void print_json(uint64_t ctx, const struct accelctl_stream *s,
-		       size_t ns, const struct accelctl_region *r, size_t nr,
-		       bool one)
-{
-	struct json j;
 	size_t i;
+	int ret = 0;
 
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
-	json_u64(&j, "context", ctx);
-	if (one) {
-		json_stream(&j, "stream", s);
-		goto done;
-	}
-	json_array_begin(&j, "streams");
-	for (i = 0; i < ns; i++)
-		json_stream(&j, NULL, &s[i]);
-	json_array_end(&j);
-	json_array_begin(&j, "regions");
-	for (i = 0; i < nr; i++) {
-		json_object_begin(&j, NULL);
-		json_u64(&j, "handle", r[i].handle);
-		json_string(&j, "kind", r[i].kind);
-		json_u64(&j, "size", r[i].size);
-		json_u64(&j, "inflight", r[i].inflight);
-		json_u64(&j, "flags", r[i].flags);
-		json_string(&j, "state", r[i].state);
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-done:
-	json_object_end(&j);
-	json_finish(&j);
-}
-
-static int print_streams(uint64_t ctx, const struct accelctl_stream *s,
-			 size_t n)
-{
-	static const char *const spec[] = {
-		">STREAM", ">SUBMITTED", ">COMPLETED", ">QUEUED", ">PRIORITY",
-		">FLAGS", "ERROR", "STATE", NULL,
-	};
-	char f[8][64], title[64];
-	const char *cell[8];
-	struct table t;
-	size_t i;
-	int k, ret = 0;
-
-	snprintf(title, sizeof(title), "context %" PRIu64 ": streams", ctx);
-	table_init(&t, title, spec);
-	for (k = 0; k < 8; k++)
-		cell[k] = f[k];
 	for (i = 0; i < n && !ret; i++) {
-		snprintf(f[0], 64, "%" PRIu64, s[i].handle);
-		snprintf(f[1], 64, "%" PRIu64, s[i].submitted);
-		snprintf(f[2], 64, "%" PRIu64, s[i].completed);
-		snprintf(f[3], 64, "%" PRIu64, s[i].queued);
-		snprintf(f[4], 64, "%" PRId64, s[i].priority);
-		snprintf(f[5], 64, "0x%" PRIx64, s[i].flags);
-		errno_str(f[6], 64, s[i].error);
-		snprintf(f[7], 64, "%s", s[i].state);
-		ret = table_row(&t, cell);
+		struct libscols_line *ln = out_row(t);
+
+		if (!ln)
+			return -ENOMEM;
+		ret |= out_cell_u64(t, ln, S_STREAM, s[i].handle);
+		ret |= out_cell_u64(t, ln, S_SUBMITTED, s[i].submitted);
+		ret |= out_cell_u64(t, ln, S_COMPLETED, s[i].completed);
+		ret |= out_cell_u64(t, ln, S_QUEUED, s[i].queued);
+		ret |= out_cell(t, ln, S_PRIORITY, "%" PRId64, s[i].priority);
+		if (actl->json)
+			ret |= out_cell_u64(t, ln, S_FLAGS, s[i].flags);
+		else
+			ret |= out_cell(t, ln, S_FLAGS, "0x%" PRIx64, s[i].flags);
+		if (actl->json || !s[i].error)
+			ret |= out_cell(t, ln, S_ERROR, "%" PRId64, s[i].error);
+		else
+			ret |= out_cell(t, ln, S_ERROR, "%s (%" PRId64 ")",
+					accelctl_errno_name((int)s[i].error),
+					s[i].error);
+		ret |= out_cell_text(t, ln, S_STATE, s[i].state);
 	}
-	if (!ret)
-		table_print(&t, stdout);
-	table_fini(&t);
-	return ret;
+	return ret ? -ENOMEM : 0;
 }
 
-static int print_regions(uint64_t ctx, const struct accelctl_region *r,
-			 size_t n)
+static int fill_regions(const struct accelctl *actl, struct accelctl_tab *t,
+			const struct accelctl_region *r, size_t n)
 {
-	static const char *const spec[] = {
-		">REGION", "KIND", ">BYTES", ">SIZE", ">INFLIGHT", ">FLAGS",
-		"STATE", NULL,
-	};
-	char f[7][64], title[64];
-	const char *cell[7];
-	struct table t;
 	size_t i;
-	int k, ret = 0;
+	int ret = 0;
 
-	snprintf(title, sizeof(title), "context %" PRIu64 ": regions", ctx);
-	table_init(&t, title, spec);
-	for (k = 0; k < 7; k++)
-		cell[k] = f[k];
 	for (i = 0; i < n && !ret; i++) {
-		snprintf(f[0], 64, "%" PRIu64, r[i].handle);
-		snprintf(f[1], 64, "%s", r[i].kind);
-		snprintf(f[2], 64, "%" PRIu64, r[i].size);
-		accelctl_human_bytes(f[3], 64, r[i].size);
-		snprintf(f[4], 64, "%" PRIu64, r[i].inflight);
-		snprintf(f[5], 64, "0x%" PRIx64, r[i].flags);
-		snprintf(f[6], 64, "%s", r[i].state);
-		ret = table_row(&t, cell);
+		struct libscols_line *ln = out_row(t);
+
+		if (!ln)
+			return -ENOMEM;
+		ret |= out_cell_u64(t, ln, R_REGION, r[i].handle);
+		ret |= out_cell_text(t, ln, R_KIND, r[i].kind);
+		ret |= out_cell_bytes(actl, t, ln, R_SIZE, r[i].size);
+		ret |= out_cell_u64(t, ln, R_INFLIGHT, r[i].inflight);
+		if (actl->json)
+			ret |= out_cell_u64(t, ln, R_FLAGS, r[i].flags);
+		else
+			ret |= out_cell(t, ln, R_FLAGS, "0x%" PRIx64, r[i].flags);
+		ret |= out_cell_text(t, ln, R_STATE, r[i].state);
 	}
-	if (!ret)
-		table_print(&t, stdout);
-	table_fini(&t);
+	return ret ? -ENOMEM : 0;
+}
+
+/* -o names columns of either table; one that neither has is an error. */
+static int check_columns(const char *list)
+{
+	char *copy, *name, *save = NULL;
+	int ret = 0;
+
+	if (!list)
+		return 0;
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (name = strtok_r(copy, ",", &save); name && !ret;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (out_col_known(stream_cols, ARRAY_SIZE(stream_cols), name) ||
+		    out_col_known(region_cols, ARRAY_SIZE(region_cols), name))
+			continue;
+		accelctl_err("unknown column '%s' (accelctl stats --help lists them)",
+			     name);
+		ret = -EINVAL;
+	}
+	free(copy);
 	return ret;
 }
 
 static int do_stats(struct accelctl *actl, int argc, char *argv[])
 {
+	struct accelctl_tab st = { 0 }, rt = { 0 }, *tabs[2];
 	struct accelctl_stream *s = NULL, *one = NULL;
 	struct accelctl_region *r = NULL;
-	char name[64], *stext = NULL, *rtext = NULL;
-	int idx, err, badline = 0, ret = EXIT_FAILURE;
+	int idx, err, ntabs = 0, ret = EXIT_FAILURE;
 	uint64_t ctx, stream = 0;
 	size_t ns = 0, nr = 0, i;
 
-	idx = accelctl_cmd_opts(actl, &accelctl_cmd_stats, usage, argc, argv);
+	idx = accelctl_cmd_opts(actl, &accelctl_cmd_stats, usage,
+				ACCELCTL_OPT_TABLE, columns_help, argc, argv);
 	if (idx < 0)
 		return idx == -1 ? EXIT_SUCCESS : EXIT_FAILURE;
-	if (idx >= argc || argc - idx > 2) {
-		fprintf(stderr, "Usage: accelctl %s\n", usage);
+	if (idx >= argc) {
+		accelctl_usage_error(usage, "stats needs a context id (see accelctl ps)");
+		return EXIT_FAILURE;
+	}
+	if (argc - idx > 2) {
+		accelctl_usage_error(usage, "stats takes CTX and at most one STREAM, not '%s' too",
+				     argv[idx + 2]);
 		return EXIT_FAILURE;
 	}
 	if (parse_id(argv[idx], "ctx-", &ctx)) {
 		accelctl_err("'%s' is not a context id (see accelctl ps)", argv[idx]);
-		goto out;
+		return EXIT_FAILURE;
 	}
 	if (idx + 1 < argc && parse_id(argv[idx + 1], "", &stream)) {
 		accelctl_err("'%s' is not a stream handle", argv[idx + 1]);
-		goto out;
+		return EXIT_FAILURE;
 	}
+	if (check_columns(actl->columns))
+		return EXIT_FAILURE;
+	if (!accelctl_require_live(actl))
+		return EXIT_FAILURE;
 
-	snprintf(name, sizeof(name), "ctx-%" PRIu64 "/streams", ctx);
-	err = accelctl_debugfs_read(&actl->roots, name, &stext);
-	if (err == -ENOENT) {
+	err = accelctl_list_streams(actl, ctx, &s, &ns);
+	if (err == -ENOENT)
 		accelctl_err("no context %" PRIu64 " (see accelctl ps)", ctx);
+	if (err)
 		goto out;
-	}
-	if (!err)
-		err = accelctl_parse_streams(stext, &s, &ns, &badline);
-	if (err) {
-		accelctl_debugfs_error(&actl->roots, name, err, badline);
-		goto out;
-	}
 	if (idx + 1 < argc) {
 		for (i = 0; i < ns; i++)
 			if (s[i].handle == stream)
@@ -202,33 +193,38 @@ static int do_stats(struct accelctl *actl, int argc, char *argv[])
 			goto out;
 		}
 	} else {
-		snprintf(name, sizeof(name), "ctx-%" PRIu64 "/regions", ctx);
-		err = accelctl_debugfs_read(&actl->roots, name, &rtext);
-		if (!err)
-			err = accelctl_parse_regions(rtext, &r, &nr, &badline);
-		if (err) {
-			accelctl_debugfs_error(&actl->roots, name, err, badline);
+		err = accelctl_list_regions(actl, ctx, &r, &nr);
+		if (err == -ENOENT)
+			accelctl_err("context %" PRIu64 " is gone", ctx);
+		if (err)
 			goto out;
-		}
 	}
 
-	if (actl->json) {
-		print_json(ctx, one ?: s, one ? 1 : ns, r, nr, one);
-	} else if (one) {
-		if (print_streams(ctx, one, 1))
-			goto out;
-	} else {
-		if (print_streams(ctx, s, ns))
-			goto out;
-		if (print_regions(ctx, r, nr))
-			goto out;
+	err = out_tab_init(&st, actl, "streams", stream_cols,
+			   ARRAY_SIZE(stream_cols), false);
+	if (!err && st.nsel) {
+		tabs[ntabs++] = &st;
+		err = fill_streams(actl, &st, one ?: s, one ? 1 : ns);
 	}
-	ret = EXIT_SUCCESS;
+	if (!err && !one) {
+		err = out_tab_init(&rt, actl, "regions", region_cols,
+				   ARRAY_SIZE(region_cols), false);
+		if (!err && rt.nsel) {
+			tabs[ntabs++] = &rt;
+			err = fill_regions(actl, &rt, r, nr);
+		}
+	}
+	if (err == -ENOMEM)
+		accelctl_err("out of memory");
+	if (!err && ntabs)
+		err = out_print(actl, tabs, ntabs);
+	if (!err)
+		ret = EXIT_SUCCESS;
 out:
+	out_tab_fini(&st);
+	out_tab_fini(&rt);
 	free(s);
 	free(r);
-	free(stext);
-	free(rtext);
 	return ret;
 }
 

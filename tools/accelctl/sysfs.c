@@ -293,3 +293,24 @@ void accelctl_module_free(struct accelctl_module *mod)
 	mod->params = NULL;
 	mod->nholders = mod->nparams = 0;
 }
+
+bool accelctl_require_live(const struct accelctl *actl)
+{
+	struct accelctl_module m;
+	int err;
+
+	err = accelctl_module_read(actl, &m);
+	if (err < 0) {
+		accelctl_err("cannot read the module's state: %s", strerror(-err));
+		return false;
+	}
+	accelctl_module_free(&m);
+	if (m.state == MODSTATE_LIVE)
+		return true;
+	if (m.state == MODSTATE_NOT_LOADED)
+		accelctl_err("%s is not loaded (accelctl load)", ACCELCTL_MODULE);
+	else
+		accelctl_err("%s is %s, not live", ACCELCTL_MODULE,
+			     accelctl_modstate_str(m.state));
+	return false;
+}

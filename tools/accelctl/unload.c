@@ -12,9 +12,9 @@
 #include <libkmod.h>
 
 #include "accelctl.h"
-#include "json.h"
+#include "out.h"
 
-static const char usage[] = "unload [--json]";
+static const char usage[] = "unload [-J]";
 
 static void print_holders(const struct accelctl *actl, long refcnt)
 {
@@ -68,11 +68,13 @@ static int do_unload(struct accelctl *actl, int argc, char *argv[])
 	struct kmod_module *mod = NULL;
 	int idx, err, ret = EXIT_FAILURE;
 
-	idx = accelctl_cmd_opts(actl, &accelctl_cmd_unload, usage, argc, argv);
+	idx = accelctl_cmd_opts(actl, &accelctl_cmd_unload, usage, 0, NULL,
+				argc, argv);
 	if (idx < 0)
 		return idx == -1 ? EXIT_SUCCESS : EXIT_FAILURE;
 	if (idx < argc) {
-		fprintf(stderr, "Usage: accelctl %s\n", usage);
+		accelctl_usage_error(usage, "unload takes no arguments, not '%s'",
+				     argv[idx]);
 		return EXIT_FAILURE;
 	}
 	err = accelctl_module_read(actl, &m);
@@ -128,14 +130,9 @@ static int do_unload(struct accelctl *actl, int argc, char *argv[])
 		goto out;
 	}
 	if (actl->json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
-		json_string(&j, "module", ACCELCTL_MODULE);
-		json_bool(&j, "loaded", false);
-		json_object_end(&j);
-		json_finish(&j);
+		if (out_module_json(actl, "unload", ACCELCTL_MODULE, NULL, NULL,
+				    false))
+			goto out;
 	} else {
 		printf("unloaded %s\n", ACCELCTL_MODULE);
 	}

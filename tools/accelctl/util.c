@@ -24,11 +24,10 @@ static const char *env_or(const char *name, const char *def)
 void accelctl_roots_init(struct accelctl_roots *roots)
 {
 	roots->sysfs = env_or("ACCELCTL_SYSFS_ROOT", "/sys");
-	roots->debugfs = env_or("ACCELCTL_DEBUGFS_ROOT", "/sys/kernel/debug");
+	roots->debugfs = env_or("ACCELCTL_DEBUGFS_ROOT", NULL);
 	roots->proc = env_or("ACCELCTL_PROC_ROOT", "/proc");
 	roots->dev = env_or("ACCELCTL_DEV", "/dev/" ACCELCTL_MODULE);
 	roots->real_sysfs = !strcmp(roots->sysfs, "/sys");
-	roots->real_debugfs = !strcmp(roots->debugfs, "/sys/kernel/debug");
 }
 
 static void vmsg(const char *what, const char *fmt, va_list ap)
@@ -57,29 +56,70 @@ void accelctl_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The errno's symbolic name (glibc's strerrorname_np), "E?" if it has none. */
 const char *accelctl_errno_name(int err)
 {
-	static const struct {
-		int err;
-		const char *name;
-	} names[] = {
-		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" },
-		{ ENOEXEC, "ENOEXEC" }, { ENOMEM, "ENOMEM" },
-		{ EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },
-		{ EEXIST, "EEXIST" }, { ENODEV, "ENODEV" },
-		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" },
-		{ ENOSYS, "ENOSYS" }, { EKEYREJECTED, "EKEYREJECTED" },
-		{ EBADMSG, "EBADMSG" }, { ETXTBSY, "ETXTBSY" },
-		{ EAGAIN, "EAGAIN" }, { EINTR, "EINTR" },
-	};
-	size_t i;
+	const char *name = strerrorname_np(err < 0 ? -err : err);
 
-	if (err < 0)
-		err = -err;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].err == err)
-			return names[i].name;
-	return "E?";
+	return name ? name : "E?";
+}
+
+/* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
+static size_t utf8_seq_len(const unsigned char *s)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * Command names are any bytes but NUL; libsmartcols escapes what the
+ * locale cannot print in tables, but JSON must be valid UTF-8.
+ */
+const char *accelctl_utf8_clean(char *buf, size_t len, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t o = 0, n;
+
+	while (*s && o + 4 < len) {
+		n = utf8_seq_len(s);
+		if (n) {
+			memcpy(buf + o, s, n);
+			s += n;
+			o += n;
+		} else {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			s++;
+			o += 3;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 int accelctl_path(char *buf, size_t len, const char *root, const char *fmt, ...)

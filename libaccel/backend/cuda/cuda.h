@@ -33,8 +33,10 @@
  * Lock order, outermost first; a lock may be taken while holding any lock
  * above it, never one below it while holding it:
  *
- *   1. accel_ctx.lock (libaccel's context lock, accel_int.h): the API
- *      calls the backend's release, pin and region hooks under it.
+ *   1. accel_ctx.lock (libaccel's context lock, accel_int.h), or the
+ *      staging pool's lock (staging.c): the API calls the backend's
+ *      release, pin and region hooks under the first, the pool submits
+ *      (and so kicks the issue path) and pins chunks under the second.
  *   2. cx->is.exec_lock (issue path) or cx->cmp.report_lock (completion
  *      path): never both at once. The completion path kicks the issue
  *      path only after dropping report_lock; a waiter takes report_lock

@@ -12,6 +12,7 @@
  * model of the driver's cost per call), and FAKE_CUDA_STATS=1 prints how
  * many of each call were made, at exit.
  */
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,8 +133,34 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d)
 }
 
 cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
-cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f) { (void)p; (void)n; (void)f; return cudaSuccess; }
-cudaError_t cudaHostUnregister(void *p) { (void)p; return cudaSuccess; }
+/*
+ * Registrations are counted, for tests that check what libaccel
+ * cudaHostRegisters (dlsym fake_cuda_host_registrations).
+ */
+static atomic_long host_registers, host_registered;
+
+long fake_cuda_host_registrations(long *live);
+long fake_cuda_host_registrations(long *live)
+{
+	if (live)
+		*live = atomic_load(&host_registered);
+	return atomic_load(&host_registers);
+}
+
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f)
+{
+	(void)p; (void)n; (void)f;
+	atomic_fetch_add(&host_registers, 1);
+	atomic_fetch_add(&host_registered, 1);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *p)
+{
+	(void)p;
+	atomic_fetch_sub(&host_registered, 1);
+	return cudaSuccess;
+}
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 {

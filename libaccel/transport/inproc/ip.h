@@ -36,8 +36,7 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The module's defaults (max_pinned_mb, max_device_mb), per context. */
-#define IP_PINNED_MB		4096
+/* The module's default max_device_mb; max_pinned_mb follows RAM. */
 #define IP_DEVICE_MB		1024
 #define IP_MMAP_SHIFT		12
 

@@ -141,6 +141,18 @@ void ip_process_release(struct ip_ctx *c, struct asc_release *rel)
 	memset(rel, 0, sizeof(*rel));
 }
 
+/*
+ * ACCEL_IOC_QUERY lists the contexts of a machine for admin tools; the
+ * in-process model has only its own and does not advertise
+ * ACCEL_CAP_QUERY: the command is unknown here, as before it existed.
+ */
+static int ip_query(struct ip_ctx *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	return -ENOTTY;
+}
+
 static int ip_get_info(struct ip_ctx *c, void *arg)
 {
 	struct accel_info *info = arg;
@@ -240,7 +252,8 @@ static int inproc_open(struct accel_transport **tpp)
 	c->pid = getpid();
 	c->page_size = sysconf(_SC_PAGESIZE);
 	c->max_pinned_bytes = env_limit_mb("ACCEL_INPROC_MAX_PINNED_MB",
-					   IP_PINNED_MB);
+		asc_default_pinned_mb((u64)sysconf(_SC_PHYS_PAGES) *
+				      (u64)c->page_size));
 	c->max_device_bytes = env_limit_mb("ACCEL_INPROC_MAX_DEVICE_MB",
 					   IP_DEVICE_MB);
 	node_init(&c->all_regions);

@@ -48,11 +48,23 @@ void *ip_stream_worker(void *arg)
 							     struct ip_region, core);
 			struct ip_region *src = container_of(e->src,
 							     struct ip_region, core);
+			unsigned char *d = dst->base + e->desc.dst_offset;
+			const unsigned char *from = src->base + e->desc.src_offset;
+			/*
+			 * A registered range is the user's mapping: unlike the
+			 * module's pinned pages it goes with munmap (after a
+			 * deferred unregister, say). Copy it checked: such a
+			 * copy fails with -EFAULT instead of crashing.
+			 */
+			bool user = dst->core.kind == IP_REGION_USER ||
+				    src->core.kind == IP_REGION_USER;
 
 			s->copying = true;
 			pthread_mutex_unlock(&c->lock);
-			memmove(dst->base + e->desc.dst_offset,
-				src->base + e->desc.src_offset, e->desc.length);
+			if (user)
+				status = accel_copy_checked(d, from, e->desc.length);
+			else
+				memmove(d, from, e->desc.length);
 			pthread_mutex_lock(&c->lock);
 			s->copying = false;
 		}

@@ -2,9 +2,11 @@
 /*
  * holder: keep /dev/accelstream open with known contents, for accelctl's
  * tests. Creates STREAMS streams and registers BYTES bytes of anonymous
- * memory, prints "ready <pid>" and sleeps until killed.
+ * memory, prints "ready <pid>" and sleeps until killed. With -n, it first
+ * renames itself (its comm, which the driver records at open) to NAME,
+ * which may be UTF-8: at most 15 bytes.
  *
- * Usage: holder [-d DEV] STREAMS BYTES
+ * Usage: holder [-d DEV] [-n NAME] STREAMS BYTES
  *
  * Copyright (C) 2026 The accelstream authors
  */
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "../../../uapi/accelstream.h"
@@ -39,8 +42,14 @@ int main(int argc, char *argv[])
 		argv += 2;
 		argc -= 2;
 	}
+	if (argc > 2 && !strcmp(argv[1], "-n")) {
+		if (prctl(PR_SET_NAME, argv[2], 0, 0, 0))
+			die("PR_SET_NAME");
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: holder [-d DEV] STREAMS BYTES\n");
+		fprintf(stderr, "usage: holder [-d DEV] [-n NAME] STREAMS BYTES\n");
 		return EXIT_FAILURE;
 	}
 	streams = strtoul(argv[1], NULL, 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of accelctl's debugfs parsers, JSON writer and holder
- * scan, against the fixture tree. Prints TAP.
+ * Host unit tests of accelctl's debugfs parsers, sysfs totals, holder scan,
+ * errno names and UTF-8 cleaning, against the fixture tree. Prints TAP.
  *
  * Usage: test-parse FIXTURE_DIR
  *
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "accelctl.h"
-#include "json.h"
 
 static int ntests, nfail;
 static const char *fixtures;
@@ -43,39 +42,33 @@ static char *fixture(const char *rel)
 	return text;
 }
 
-static void test_summary(void)
+static void test_totals(void)
 {
-	struct accelctl_summary s;
-	char *t = fixture("live/debug/accelstream/summary");
-	int bad, ret;
+	struct accelctl_roots roots;
+	struct accelctl_totals t;
+	char sys[4096];
+	int ret;
 
-	ret = accelctl_parse_summary(t, &s, &bad);
-	CHECK(ret == 0, "summary: parses");
-	CHECK(s.abi_version == 1 && s.contexts == 2 && s.streams == 4 &&
-	      s.events == 1 && s.regions == 3 && s.queued == 5,
-	      "summary: counts");
-	CHECK(s.pinned_bytes == 1114112 && s.device_bytes == 4096 &&
-	      s.submitted_total == 42 && s.retired_total == 37,
-	      "summary: bytes and totals");
-	CHECK(s.seen == (1U << ACCELCTL_SUMMARY_NFIELDS) - 1,
-	      "summary: every field seen");
-	free(t);
+	snprintf(sys, sizeof(sys), "%s/live/sys", fixtures);
+	roots.sysfs = sys;
+	ret = accelctl_totals_read(&roots, &t);
+	CHECK(ret == 0, "totals: read");
+	CHECK(t.abi_version == 1 && t.contexts == 2 && t.streams == 4 &&
+	      t.events == 1 && t.regions == 3 && t.queued == 5,
+	      "totals: counts");
+	CHECK(t.pinned_bytes == 1114112 && t.device_bytes == 4096 &&
+	      t.submitted_total == 42 && t.retired_total == 37,
+	      "totals: bytes and totals");
+	CHECK(t.seen == (1U << ACCELCTL_TOTALS_NFIELDS) - 1,
+	      "totals: every attribute seen");
 
-	t = fixture("parse/summary-partial");
-	ret = accelctl_parse_summary(t, &s, &bad);
-	CHECK(ret == 0 && s.seen == 3 && s.abi_version == 1,
-	      "summary: unknown keys ignored, missing keys unseen");
-	free(t);
-
-	t = fixture("parse/summary-bad");
-	ret = accelctl_parse_summary(t, &s, &bad);
-	CHECK(ret == -EBADMSG && bad == 1, "summary: bad number is EBADMSG at line 1");
-	free(t);
-
-	ret = accelctl_parse_summary("contexts 1 2\n", &s, &bad);
-	CHECK(ret == -EBADMSG, "summary: three words is EBADMSG");
-	ret = accelctl_parse_summary("", &s, &bad);
-	CHECK(ret == 0 && s.seen == 0, "summary: empty file");
+	snprintf(sys, sizeof(sys), "%s/parse/sys-old", fixtures);
+	ret = accelctl_totals_read(&roots, &t);
+	CHECK(ret == 0 && t.seen == 3 && t.contexts == 7,
+	      "totals: a missing attribute is unseen");
+	snprintf(sys, sizeof(sys), "%s/parse/sys-bad", fixtures);
+	ret = accelctl_totals_read(&roots, &t);
+	CHECK(ret == -EBADMSG, "totals: a bad number is EBADMSG");
 }
 
 static void test_contexts(void)
@@ -167,55 +160,30 @@ static void test_streams_regions(void)
 	free(t);
 }
 
-static char *json_of(const char *s)
+static void test_errno_names(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	json_escape(f, s);
-	fclose(f);
-	return buf;
+	CHECK(!strcmp(accelctl_errno_name(-ETIMEDOUT), "ETIMEDOUT") &&
+	      !strcmp(accelctl_errno_name(ECANCELED), "ECANCELED") &&
+	      !strcmp(accelctl_errno_name(-EISDIR), "EISDIR") &&
+	      !strcmp(accelctl_errno_name(-ERANGE), "ERANGE") &&
+	      !strcmp(accelctl_errno_name(-ENXIO), "ENXIO") &&
+	      !strcmp(accelctl_errno_name(-EIO), "EIO"),
+	      "errno names: beyond the old table");
+	CHECK(!strcmp(accelctl_errno_name(-4000), "E?"),
+	      "errno names: unknown is E?");
 }
 
-static void test_json(void)
+static void test_utf8(void)
 {
-	struct json j;
-	char *buf = NULL, *e;
-	size_t len = 0;
-	FILE *f;
+	char buf[64];
 
-	e = json_of("a\"b\\c\n\t\x01\x7f");
-	CHECK(!strcmp(e, "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\""),
-	      "json: quotes, backslash, control characters");
-	free(e);
-	e = json_of("caf\xc3\xa9 \xe2\x82\xac");
-	CHECK(!strcmp(e, "\"caf\xc3\xa9 \xe2\x82\xac\""), "json: valid UTF-8 kept");
-	free(e);
-	e = json_of("x\xff\xc3(\xed\xa0\x80y");
-	CHECK(!strcmp(e, "\"x\\ufffd\\ufffd(\\ufffd\\ufffd\\ufffdy\""),
-	      "json: invalid UTF-8 and surrogates replaced");
-	free(e);
-
-	f = open_memstream(&buf, &len);
-	json_init(&j, f);
-	json_object_begin(&j, NULL);
-	json_u64(&j, "a", 18446744073709551615ULL);
-	json_array_begin(&j, "b");
-	json_i64(&j, NULL, -5);
-	json_object_begin(&j, NULL);
-	json_object_end(&j);
-	json_array_end(&j);
-	json_array_begin(&j, "c");
-	json_array_end(&j);
-	json_null(&j, "d");
-	json_bool(&j, "e", true);
-	json_object_end(&j);
-	json_finish(&j);
-	fclose(f);
-	CHECK(!strcmp(buf, "{\n  \"a\": 18446744073709551615,\n  \"b\": [\n    -5,\n    {}\n  ],\n  \"c\": [],\n  \"d\": null,\n  \"e\": true\n}\n"),
-	      "json: nesting, commas, empty containers");
-	free(buf);
+	CHECK(!strcmp(accelctl_utf8_clean(buf, sizeof(buf), "caf\xc3\xa9 \xe2\x82\xac"),
+		      "caf\xc3\xa9 \xe2\x82\xac"), "utf8: valid UTF-8 kept");
+	CHECK(!strcmp(accelctl_utf8_clean(buf, sizeof(buf), "x\xff\xc3(\xed\xa0\x80y"),
+		      "x\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy"),
+	      "utf8: invalid bytes and surrogates become U+FFFD");
+	CHECK(strlen(accelctl_utf8_clean(buf, 8, "abcdefghijkl")) < 8,
+	      "utf8: cut to the buffer");
 }
 
 static void test_holders(void)
@@ -260,10 +228,11 @@ int main(int argc, char *argv[])
 	}
 	fixtures = argv[1];
 	printf("TAP version 13\n");
-	test_summary();
+	test_totals();
 	test_contexts();
 	test_streams_regions();
-	test_json();
+	test_errno_names();
+	test_utf8();
 	test_holders();
 	test_human();
 	printf("1..%d\n", ntests);

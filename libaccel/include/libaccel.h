@@ -1,0 +1,1233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaccel: streams, events and asynchronous copies over accelstream.
+ *
+ * The whole public surface of the library. Every call returns 0 or a
+ * negative errno value and never sets errno; accel_strerror() turns the
+ * value into text. Sizes are in bytes, timeouts in nanoseconds relative to
+ * the call (ACCEL_TIMEOUT_INFINITE blocks, 0 polls).
+ *
+ * The promise libaccel makes on top of CUDA/AscendCL semantics: a buffer
+ * handed to an asynchronous copy is never freed or reused underneath it.
+ * Pageable (unregistered) sources are staged at enqueue; pinned buffers that
+ * are freed with work queued are released when that work retires.
+ */
+#ifndef LIBACCEL_H
+#define LIBACCEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Small wrappers are inline so that picking a copy kind costs no call;
+ * everything with state lives out of line, behind the versioned ABI.
+ */
+#ifndef ACCELINLINE
+#define ACCELINLINE static inline
+#endif
+
+#define LIBACCEL_VERSION_MAJOR	1
+#define LIBACCEL_VERSION_MINOR	3
+
+/* ------------------------------------------------------------------ */
+/* Handles and constants                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Handles are opaque values, never pointers to live memory: a destroyed
+ * handle is recognised by its generation and gives -ENOENT, never a crash,
+ * even after new objects have been created.
+ */
+typedef struct accel_context accel_context;
+typedef struct accel_stream *accel_stream_t;
+typedef struct accel_event *accel_event_t;
+
+/* Wait forever (stream/event synchronize, accel_event_wait). */
+#ifndef ACCEL_TIMEOUT_INFINITE
+#define ACCEL_TIMEOUT_INFINITE		(~(uint64_t)0)
+#endif
+
+/*
+ * The calling thread's default stream of the stream's context: created
+ * lazily per thread and per context (cudaStreamPerThread), destroyed when
+ * the thread exits. Usable wherever a stream is expected.
+ */
+#define ACCEL_STREAM_DEFAULT		((accel_stream_t)0)
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * DOC: Contexts
+ *
+ * A context is one open accelstream device (or one in-process model of
+ * it): every stream, event and memory region belongs to one context.
+ * Creating a context makes it the calling thread's current context
+ * (aclrtCreateContext). Calls that take a context accept NULL for "the
+ * current context": the thread's current one if it is alive, else the
+ * oldest live context of the process (the primary context of CUDA).
+ *
+ * Environment: ACCEL_TRANSPORT=kernel|inproc (inproc limits:
+ * ACCEL_INPROC_MAX_PINNED_MB, default 4096, ACCEL_INPROC_MAX_DEVICE_MB,
+ * default 1024, as the module's), ACCEL_BACKEND=cpu|cuda|auto,
+ * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
+ * (warn when a copy is staged synchronously). See libaccel(7).
+ *
+ * Backends: "cpu" (the default) lets the transport's engine run the
+ * queues. "cuda" makes libaccel the context's executor: copies run as CUDA
+ * stream work on device ACCEL_CUDA_DEVICE (default 0), accel_malloc() is
+ * cudaMalloc, host buffers are also cudaHostRegister'ed. Without a usable
+ * GPU, or in a libaccel built without CUDA, creation fails with -ENODEV
+ * and accel_last_error_string() says why. "auto" is cuda when a GPU is
+ * usable, else cpu. Tuning: ACCEL_CUDA_NO_BATCH=1 (no
+ * cudaMemcpyBatchAsync), ACCEL_CUDA_BATCH_MAX (bytes, largest copy to
+ * batch, default 262144), ACCEL_CUDA_SPIN_US (how long completion is
+ * polled before sleeping, default 50), ACCEL_CUDART (libcudart to load).
+ */
+
+/**
+ * accel_context_create() - create a context
+ * @ctx: where the new context is stored
+ * @flags: must be 0
+ *
+ * Opens one accelstream context (one open file of /dev/accelstream, or one
+ * in-process model of it with ACCEL_TRANSPORT=inproc) and stores an opaque,
+ * generation-checked handle in ``*ctx``. The new context becomes the calling
+ * thread's current context. @flags must be 0. The transport is chosen by
+ * ACCEL_TRANSPORT, the backend by ACCEL_BACKEND (see libaccel(7)); a driver
+ * speaking another ABI version is refused with a message saying which side to
+ * upgrade. On failure, the reason is in accel_last_error_string(3) (and
+ * logged when asked, see accel_set_log_fn(3)); on success that string is
+ * empty. A context
+ * belongs to the process that created it: in a child after fork(), create new
+ * ones (see libaccel(7)).
+ *
+ * CUDA / AscendCL: cuCtxCreate, aclrtCreateContext
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ctx is NULL, @flags is not 0, or ACCEL_TRANSPORT /
+ *   ACCEL_BACKEND names no known value
+ * * %-ENODEV - the default transport is not available (the module is not
+ *   loaded; load it with accelctl or modprobe, or set
+ *   ACCEL_TRANSPORT=inproc), or ACCEL_BACKEND=cuda and the CUDA backend
+ *   cannot start: libcudart (loaded at run time; ACCEL_CUDART names it)
+ *   cannot be loaded, there is no usable GPU or ACCEL_CUDA_DEVICE names none,
+ *   or this libaccel was built without the CUDA headers.
+ *   accel_last_error_string(3) says which, with the CUDA error.
+ *   ACCEL_BACKEND=auto falls back to cpu instead
+ * * %-ENOENT - ACCEL_TRANSPORT=kernel and /dev/accelstream does not exist
+ * * %-EPROTO - the driver's ABI version differs from the library's
+ * * %-ENOMEM - out of memory
+ */
+int accel_context_create(accel_context **ctx, unsigned int flags);
+
+/**
+ * accel_context_destroy() - destroy a context
+ * @ctx: the context (not NULL)
+ *
+ * Destroys @ctx: every stream and event handle of the context becomes stale,
+ * work not started is cancelled, running copies finish, and every pinned
+ * buffer and device allocation of the context is released (its mappings are
+ * removed). Pending host functions are dropped. Do not destroy a context
+ * while another thread is inside a call on it. In a child process after
+ * fork(), a context of the parent cannot be used (every call on it returns
+ * -EACCES); leave it alone, as with the inproc transport its threads do not
+ * exist in the child.
+ *
+ * CUDA / AscendCL: cuCtxDestroy, aclrtDestroyContext
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ENOENT - @ctx is not a live context (already destroyed, or never
+ *   created)
+ * * %-EINVAL - @ctx is NULL, or a handle of another type (a stream or an
+ *   event)
+ * * %-EDEADLK - called from a host function (accel_launch_host_func(3)): the
+ *   context is left alive; destroy it from another thread
+ */
+int accel_context_destroy(accel_context *ctx);
+
+/**
+ * accel_context_set_current() - set the calling thread's current context
+ * @ctx: the context to make current; NULL clears the thread's current context
+ *
+ * Calls that take a context accept NULL for the current context: the calling
+ * thread's, set by accel_context_create() or accel_context_set_current(); if
+ * that one is gone or was never set, the oldest live context of the process
+ * (as CUDA's primary context). accel_context_set_current(NULL) clears the
+ * thread's choice. accel_context_get_current() stores the context NULL would
+ * mean.
+ *
+ * CUDA / AscendCL: cuCtxSetCurrent / cuCtxGetCurrent, aclrtSetCurrentContext
+ * / aclrtGetCurrentContext
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ENOENT - @ctx is not a live context
+ */
+int accel_context_set_current(accel_context *ctx);
+
+/**
+ * accel_context_get_current() - get the calling thread's current context
+ * @ctx: where the current context is stored
+ *
+ * Calls that take a context accept NULL for the current context: the calling
+ * thread's, set by accel_context_create() or accel_context_set_current(); if
+ * that one is gone or was never set, the oldest live context of the process
+ * (as CUDA's primary context). accel_context_set_current(NULL) clears the
+ * thread's choice. accel_context_get_current() stores the context NULL would
+ * mean.
+ *
+ * CUDA / AscendCL: cuCtxSetCurrent / cuCtxGetCurrent, aclrtSetCurrentContext
+ * / aclrtGetCurrentContext
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - no context is alive
+ * * %-EINVAL - @ctx is NULL
+ */
+int accel_context_get_current(accel_context **ctx);
+
+/**
+ * accel_context_get_transport() - name the transport of a context
+ * @ctx: the context, NULL for the current one
+ * @name: where a static string is stored: "kernel" or "inproc"
+ *
+ * Stores "kernel" or "inproc" in ``*name`` for @ctx (NULL: the current
+ * context).
+ *
+ * CUDA / AscendCL: none
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @name is NULL
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_context_get_transport(accel_context *ctx, const char **name);
+
+/**
+ * accel_context_get_backend() - name the backend that runs a context's queues
+ * @ctx: the context, NULL for the current one
+ * @name: where a static string is stored: "cpu" or "cuda"
+ *
+ * Stores "cpu" or "cuda" in ``*name`` for @ctx (NULL: the current context):
+ * the backend chosen by ACCEL_BACKEND when the context was created. With
+ * ACCEL_BACKEND=auto it tells which one was picked. The string is static.
+ * Unlike most calls, it also answers for a lost context (one whose device hit
+ * a sticky error), so that a program can report which backend failed.
+ *
+ * CUDA / AscendCL: none
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @name is NULL, or @ctx is a handle of another type
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_context_get_backend(accel_context *ctx, const char **name);
+
+/* ------------------------------------------------------------------ */
+/* Streams                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Stream flags (cudaStreamNonBlocking: recorded, reported). */
+#define ACCEL_STREAM_NON_BLOCKING	(1U << 0)
+
+/**
+ * accel_stream_create() - create a stream
+ * @ctx: the context, NULL for the current one
+ * @flags: 0 or %ACCEL_STREAM_NON_BLOCKING
+ * @priority: lower is more urgent; clamped to accel_stream_priority_range()
+ * @stream: where the new stream is stored
+ *
+ * Creates an in-order queue in @ctx (NULL: the current context). @flags is 0
+ * or ACCEL_STREAM_NON_BLOCKING (recorded and reported). @priority: lower is
+ * more urgent; values outside accel_stream_priority_range() are clamped.
+ *
+ * CUDA / AscendCL: cudaStreamCreateWithPriority, aclrtCreateStream
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @stream is NULL or @flags has unknown bits
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOSPC - the context has too many streams
+ * * %-ENOMEM - out of memory
+ */
+int accel_stream_create(accel_context *ctx, unsigned int flags, int priority,
+			accel_stream_t *stream);
+
+/**
+ * accel_stream_destroy() - destroy a stream
+ * @stream: the stream (not %ACCEL_STREAM_DEFAULT)
+ *
+ * The handle becomes stale at once; work already queued still runs, then the
+ * @stream's resources go (as cudaStreamDestroy). Events recorded on it stay
+ * usable. The per-thread default @stream cannot be destroyed; it goes when
+ * its thread exits.
+ *
+ * CUDA / AscendCL: cudaStreamDestroy, aclrtDestroyStream
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @stream is ACCEL_STREAM_DEFAULT, a default @stream, or not a
+ *   @stream handle
+ * * %-ENOENT - @stream is stale or unknown
+ */
+int accel_stream_destroy(accel_stream_t stream);
+
+/**
+ * accel_stream_query() - has a stream's work retired?
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ *
+ * Returns 0 when everything queued on @stream has retired.
+ *
+ * CUDA / AscendCL: cudaStreamQuery, aclrtStreamQuery
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EAGAIN - work is pending (cudaErrorNotReady)
+ * * %-EIO - the @stream failed (errors are sticky)
+ * * %-ENOENT - @stream is stale or unknown
+ * * %-EINVAL - not a stream handle
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ */
+int accel_stream_query(accel_stream_t stream);
+
+/**
+ * accel_stream_synchronize() - wait for a stream
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @timeout_ns: nanoseconds from the call; 0 polls, %ACCEL_TIMEOUT_INFINITE
+ *   blocks
+ *
+ * Blocks until everything queued on @stream when the call started has
+ * retired, including host functions and the copy-out of pageable
+ * destinations. @timeout_ns is relative, in nanoseconds;
+ * ACCEL_TIMEOUT_INFINITE blocks like cudaStreamSynchronize, 0 polls.
+ * Interrupted waits restart with the same deadline.
+ *
+ * CUDA / AscendCL: cudaStreamSynchronize, aclrtSynchronizeStream(WithTimeout)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ETIME - the timeout passed first
+ * * %-EIO - the @stream failed at or before that point
+ * * %-ENOENT - @stream is stale or unknown
+ * * %-EINVAL - not a stream handle
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
+ *   a nonzero timeout: it could wait for itself
+ */
+int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
+
+/**
+ * accel_stream_get_priority() - a stream's priority
+ * @stream: the stream
+ * @priority: where its priority is stored
+ *
+ * Store the effective (clamped) @priority or the creation flags of @stream.
+ *
+ * CUDA / AscendCL: cudaStreamGetPriority / cudaStreamGetFlags
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @priority or flags is NULL, or not a stream handle
+ * * %-ENOENT - @stream is stale or unknown
+ */
+int accel_stream_get_priority(accel_stream_t stream, int *priority);
+
+/**
+ * accel_stream_get_flags() - a stream's creation flags
+ * @stream: the stream
+ * @flags: where its creation flags are stored
+ *
+ * Store the effective (clamped) priority or the creation @flags of @stream.
+ *
+ * CUDA / AscendCL: cudaStreamGetPriority / cudaStreamGetFlags
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - priority or @flags is NULL, or not a stream handle
+ * * %-ENOENT - @stream is stale or unknown
+ */
+int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
+
+/**
+ * accel_stream_priority_range() - the range of stream priorities
+ * @ctx: the context, NULL for the current one
+ * @least: where the least urgent priority is stored
+ * @greatest: where the most urgent priority is stored
+ *
+ * Stores the @least urgent (numerically highest, the default) and the
+ * @greatest (numerically lowest) priority of @ctx (NULL: current).
+ *
+ * CUDA / AscendCL: cudaDeviceGetStreamPriorityRange
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @least or @greatest is NULL
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_stream_priority_range(accel_context *ctx, int *least,
+				int *greatest);
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                             */
+/* ------------------------------------------------------------------ */
+
+/* accel_host_register() flags. */
+#define ACCEL_HOST_REGISTER_READONLY	(1U << 0)
+/* accel_host_unregister() flags: release when queued copies retire. */
+#define ACCEL_HOST_UNREGISTER_DEFERRED	(1U << 0)
+
+/**
+ * accel_host_alloc() - allocate pinned host memory
+ * @ctx: the context, NULL for the current one
+ * @ptr: where the address of the allocation is stored
+ * @size: bytes, not 0
+ * @flags: must be 0
+ *
+ * Allocates @size bytes (rounded up to pages) of zeroed, pinned host memory
+ * in @ctx (NULL: current), mapped into the process, and stores its address in
+ * ``*ptr``. Copies from and to it are asynchronous. @flags must be 0.
+ *
+ * CUDA / AscendCL: cudaMallocHost, aclrtMallocHost
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ptr is NULL, @size is 0, or @flags is not 0
+ * * %-ENOMEM - past RLIMIT_MEMLOCK or the driver's pinning limit, or out of
+ *   memory
+ * * %-ENOSPC - too many regions
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_host_alloc(accel_context *ctx, void **ptr, size_t size,
+		     unsigned int flags);
+
+/**
+ * accel_host_free() - free pinned host memory, stream-ordered
+ * @ptr: an address accel_host_alloc() returned
+ *
+ * Frees memory from accel_host_alloc(). The mapping goes at once, so @ptr
+ * must not be used again; the pages go when the last queued copy naming them
+ * retires, so those copies still see the bytes they were given
+ * (ACCEL_MEM_RELEASE_DEFERRED). The next allocation may reuse the address.
+ *
+ * CUDA / AscendCL: cudaFreeHost (which would synchronize), aclrtFreeHost
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ptr is NULL, or points inside an allocation or at memory of
+ *   another kind
+ * * %-ENOENT - no live context knows @ptr
+ */
+int accel_host_free(void *ptr);
+
+/**
+ * accel_host_register() - pin an existing host range
+ * @ctx: the context, NULL for the current one
+ * @ptr: start of the range
+ * @size: bytes, not 0
+ * @flags: 0 or %ACCEL_HOST_REGISTER_READONLY
+ *
+ * Pins [@ptr, @ptr + @size) in @ctx (NULL: current), any alignment, so that
+ * copies from and to it are asynchronous. @flags: 0, or
+ * ACCEL_HOST_REGISTER_READONLY (the device only reads it; copies into it fail
+ * with -EPERM). With the inproc transport the range must stay mapped until it
+ * is unregistered (the kernel keeps pinned pages whatever the process does; a
+ * process cannot).
+ *
+ * CUDA / AscendCL: cudaHostRegister, aclrtHostRegister
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ptr is NULL, @size is 0, the range wraps, or @flags has
+ *   unknown bits
+ * * %-EEXIST - the range overlaps a registered range, a pinned allocation or
+ *   a device allocation of the context
+ * * %-EFAULT - part of the range is not mapped (or not writable without
+ *   READONLY)
+ * * %-ENOMEM - past RLIMIT_MEMLOCK or the pinning limit
+ * * %-ENOSPC - too many regions
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_host_register(accel_context *ctx, void *ptr, size_t size,
+			unsigned int flags);
+
+/**
+ * accel_host_unregister() - unpin a registered range
+ * @ptr: the start of a registered range
+ * @flags: 0 or %ACCEL_HOST_UNREGISTER_DEFERRED
+ *
+ * Unregisters the range registered at @ptr. Without @flags, a range named by
+ * queued copies is left alone and the call fails with -EBUSY; with
+ * ACCEL_HOST_UNREGISTER_DEFERRED the registration goes at once and the pages
+ * are unpinned when the last queued copy naming them retires.
+ *
+ * CUDA / AscendCL: cudaHostUnregister, aclrtHostUnregister
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ptr is NULL, points inside a registered range (not at its
+ *   start) or at memory of another kind, or @flags has unknown bits
+ * * %-ENOENT - @ptr was not registered (or already unregistered)
+ * * %-EBUSY - queued copies name the range and ACCEL_HOST_UNREGISTER_DEFERRED
+ *   was not given
+ */
+int accel_host_unregister(void *ptr, unsigned int flags);
+
+/**
+ * accel_malloc() - allocate device memory
+ * @ctx: the context, NULL for the current one
+ * @dev_ptr: where the device address is stored
+ * @size: bytes, not 0
+ *
+ * Allocates @size bytes of zeroed device memory in @ctx (NULL: current).
+ * ``*dev_ptr`` is an opaque device address: a reserved, inaccessible
+ * (PROT_NONE) range of the process as large as the allocation, so that
+ * accel_memcpy_async() can tell device pointers from host ones. Never
+ * dereference it on the host.
+ *
+ * CUDA / AscendCL: cudaMalloc, aclrtMalloc
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dev_ptr is NULL or @size is 0
+ * * %-ENOMEM - past the device memory limit, or out of memory
+ * * %-ENOSPC - too many regions
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
+
+/**
+ * accel_free() - free device memory, stream-ordered
+ * @dev_ptr: an address accel_malloc() returned
+ *
+ * Frees an accel_malloc() allocation; copies already queued on it complete
+ * first (cudaFreeAsync semantics, never undefined).
+ *
+ * CUDA / AscendCL: cudaFree / cudaFreeAsync, aclrtFree
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dev_ptr is NULL, or points inside an allocation or at memory
+ *   of another kind
+ * * %-ENOENT - no live context knows @dev_ptr
+ */
+int accel_free(void *dev_ptr);
+
+/* ------------------------------------------------------------------ */
+/* Copies                                                             */
+/* ------------------------------------------------------------------ */
+
+enum accel_memcpy_kind {
+	ACCEL_MEMCPY_H2H = 0,
+	ACCEL_MEMCPY_H2D = 1,
+	ACCEL_MEMCPY_D2H = 2,
+	ACCEL_MEMCPY_D2D = 3,
+	ACCEL_MEMCPY_DEFAULT = 4,	/* inferred from the pointers */
+};
+
+/**
+ * accel_memcpy_async() - queue a copy on a stream
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dst: destination (host or device address)
+ * @src: source (host or device address)
+ * @bytes: bytes to copy
+ * @kind: the direction, or %ACCEL_MEMCPY_DEFAULT to infer it from the
+ *   pointers
+ *
+ * Queues a copy of bytes @bytes. @kind is ACCEL_MEMCPY_H2D, D2H, D2D, H2H,
+ * or DEFAULT (inferred from the pointers). Pointers are resolved to the
+ * context's regions: device allocations, pinned allocations, registered
+ * ranges; any other host pointer is pageable. A pageable source is read
+ * before the call returns (into the context's pinned staging chunks, see
+ * libaccel(7)), so the caller may reuse or free it at once; this part is
+ * therefore not asynchronous with respect to the source (ACCEL_SYNC_DEBUG=1
+ * warns once); one that cannot be read is -EFAULT. A pageable destination is
+ * filled from a staging chunk after the copy into it retired, before the
+ * stream goes on; the lifetime promise covers sources only. A copy of 0
+ * @bytes does nothing. Pinned source buffers freed while queued keep their
+ * @bytes (see accel_host_free(3)).
+ *
+ * CUDA / AscendCL: cudaMemcpyAsync, aclrtMemcpyAsync
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dst or @src is NULL, @kind is unknown or contradicts the
+ *   pointers, a range wraps or runs past its allocation or registration
+ * * %-EPERM - the destination is a read-only registration
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ * * %-ENOENT - @stream is stale or unknown, or a buffer was freed
+ *   concurrently
+ * * %-EFAULT - a pageable source cannot be read, or a pageable destination
+ *   cannot be written
+ * * %-ENOMEM - no memory for staging, or the pinning limit allows not even
+ *   one staging chunk (accel_last_error_string(3) names the limit)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ */
+int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
+		       size_t bytes, enum accel_memcpy_kind kind);
+
+/**
+ * accel_memcpy_batch_async() - queue many copies on a stream in one
+ *   submission
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dsts: @count destinations
+ * @srcs: @count sources
+ * @sizes: @count sizes in bytes
+ * @count: number of copies, at most the submit limit (4096)
+ * @kind: the direction of every copy, or %ACCEL_MEMCPY_DEFAULT
+ *
+ * Queues @count copies on @stream: copy i moves @sizes[i] bytes from @srcs[i]
+ * to @dsts[i]. The result is that of @count calls of accel_memcpy_async(3) in
+ * index order: each copy runs after the work queued before it, later work of
+ * the @stream after all of them, and a copy may read what an earlier copy of
+ * the batch wrote. @kind applies to every copy and must agree with each pair
+ * of pointers, as for accel_memcpy_async(3). Copies of 0 bytes do nothing.
+ *
+ * When every buffer is device memory, a pinned allocation or a registered
+ * range, the batch is one submission of @count descriptors (one ioctl with
+ * the kernel transport): either all copies are queued or, on error, none. The
+ * CUDA backend issues runs of small independent copies of one submission with
+ * one cudaMemcpyBatchAsync and one completion event, so the host cost per
+ * copy is well below that of separate calls.
+ *
+ * When a buffer is pageable, or checking mode (ACCEL_CHECK=1) is on, the
+ * copies are queued one by one, exactly as by accel_memcpy_async(3) (pageable
+ * sources are staged before the call returns); an error then leaves the
+ * copies before the failing one queued.
+ *
+ * @count is at most the transport's submit limit (4096 descriptors with the
+ * accelstream driver and the inproc transport).
+ *
+ * CUDA / AscendCL: cudaMemcpyBatchAsync (CUDA 12.8 and later); no AscendCL
+ * equivalent.
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dsts, @srcs or @sizes is NULL with @count not 0; a pointer is
+ *   NULL; @kind is unknown or contradicts a pair of pointers; a range wraps
+ *   or runs past its allocation or registration; @count exceeds the submit
+ *   limit
+ * * %-EPERM - a destination is a read-only registration
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue has no room for @count more descriptors
+ * * %-ENOENT - @stream is stale or unknown, or a buffer was freed
+ *   concurrently
+ * * %-ENOMEM - out of memory (descriptor array or bounce buffers)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-ENOTRECOVERABLE - the context's device was lost (cuda backend)
+ */
+int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
+			     const void *const *srcs, const size_t *sizes,
+			     size_t count, enum accel_memcpy_kind kind);
+
+/**
+ * accel_memcpy_h2d_async() - queue a host-to-device copy on a stream
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dst: device destination
+ * @src: host source
+ * @bytes: bytes to copy
+ *
+ * accel_memcpy_async() with %ACCEL_MEMCPY_H2D, inline.
+ *
+ * CUDA / AscendCL: cudaMemcpyAsync, aclrtMemcpyAsync
+ *
+ * Return: as accel_memcpy_async().
+ */
+ACCELINLINE int accel_memcpy_h2d_async(accel_stream_t stream, void *dst,
+				       const void *src, size_t bytes)
+{
+	return accel_memcpy_async(stream, dst, src, bytes, ACCEL_MEMCPY_H2D);
+}
+
+/**
+ * accel_memcpy_d2h_async() - queue a device-to-host copy on a stream
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dst: host destination
+ * @src: device source
+ * @bytes: bytes to copy
+ *
+ * accel_memcpy_async() with %ACCEL_MEMCPY_D2H, inline.
+ *
+ * CUDA / AscendCL: cudaMemcpyAsync, aclrtMemcpyAsync
+ *
+ * Return: as accel_memcpy_async().
+ */
+ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
+				       const void *src, size_t bytes)
+{
+	return accel_memcpy_async(stream, dst, src, bytes, ACCEL_MEMCPY_D2H);
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Event flags. Events keep timestamps unless timing is disabled. */
+#define ACCEL_EVENT_DEFAULT		0U
+#define ACCEL_EVENT_DISABLE_TIMING	(1U << 0)
+/*
+ * A host event: a 64-bit counter raised by accel_event_signal() rather
+ * than a recorded point; streams wait on it with accel_stream_wait_value()
+ * (cuStreamWaitValue64). Complete once its value is not zero.
+ */
+#define ACCEL_EVENT_HOST		(1U << 1)
+
+/* accel_event_signal() flags: fail the event's waiters with -EIO. */
+#define ACCEL_EVENT_SIGNAL_ERROR	(1U << 0)
+
+/* accel_event_wait() modes. */
+#define ACCEL_WAIT_ANY			0U
+#define ACCEL_WAIT_ALL			(1U << 0)
+
+/**
+ * accel_event_create() - create an event
+ * @ctx: the context, NULL for the current one
+ * @flags: %ACCEL_EVENT_DEFAULT, %ACCEL_EVENT_DISABLE_TIMING or
+ *   %ACCEL_EVENT_HOST
+ * @event: where the new event is stored
+ *
+ * Creates an @event in @ctx (NULL: current). @flags: ACCEL_EVENT_DEFAULT
+ * (keeps timestamps, as CUDA's default), ACCEL_EVENT_DISABLE_TIMING, or
+ * ACCEL_EVENT_HOST: a host event, a 64-bit counter raised by
+ * accel_event_signal() and waited on by streams with
+ * accel_stream_wait_value() instead of a recorded point. A never-recorded
+ * @event is complete.
+ *
+ * CUDA / AscendCL: cudaEventCreateWithFlags, aclrtCreateEventWithFlag
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @event is NULL, or @flags has unknown bits
+ * * %-ENOSPC - too many events
+ * * %-ENOMEM - out of memory
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ */
+int accel_event_create(accel_context *ctx, unsigned int flags,
+		       accel_event_t *event);
+
+/**
+ * accel_event_destroy() - destroy an event
+ * @event: the event
+ *
+ * The handle becomes stale; queued records and waits naming the @event still
+ * complete.
+ *
+ * CUDA / AscendCL: cudaEventDestroy, aclrtDestroyEvent
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ENOENT - @event is stale or unknown
+ * * %-EINVAL - not an event handle
+ */
+int accel_event_destroy(accel_event_t event);
+
+/**
+ * accel_event_record() - record an event on a stream
+ * @event: the event (not a host event)
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ *
+ * Captures the point after everything queued on @stream so far. A re-record
+ * moves the @event; waits already queued keep the point they captured.
+ *
+ * CUDA / AscendCL: cudaEventRecord, aclrtRecordEvent
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @event is a host event, the two belong to different contexts,
+ *   or a handle of the wrong type
+ * * %-ENOENT - @event or @stream is stale or unknown
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ */
+int accel_event_record(accel_event_t event, accel_stream_t stream);
+
+/**
+ * accel_event_query() - has an event completed?
+ * @event: the event
+ *
+ * Returns 0 when the point last recorded has retired (or the @event was never
+ * recorded; a host event once its value is not zero).
+ *
+ * CUDA / AscendCL: cudaEventQuery, aclrtQueryEventStatus
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EAGAIN - pending
+ * * %-EIO - the point's stream failed at or before it, or the host event was
+ *   signalled with an error
+ * * %-ENOENT - @event is stale or unknown
+ * * %-EINVAL - not an event handle
+ */
+int accel_event_query(accel_event_t event);
+
+/**
+ * accel_event_synchronize() - wait for an event
+ * @event: the event
+ * @timeout_ns: nanoseconds from the call; 0 polls, %ACCEL_TIMEOUT_INFINITE
+ *   blocks
+ *
+ * Waits for the point @event holds when the call starts. @timeout_ns is
+ * relative nanoseconds; ACCEL_TIMEOUT_INFINITE blocks, 0 polls.
+ *
+ * CUDA / AscendCL: cudaEventSynchronize, aclrtSynchronizeEvent
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ETIME - the timeout passed
+ * * %-EIO - the point failed
+ * * %-ENOENT - @event is stale or unknown
+ * * %-EINVAL - not an event handle
+ * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
+ *   a nonzero timeout: it could wait for itself
+ */
+int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns);
+
+/**
+ * accel_event_elapsed_time() - time between two events
+ * @ms: where the time is stored, in milliseconds
+ * @start: the earlier event
+ * @end: the later event
+ *
+ * Stores in ``*ms`` the milliseconds from @start's completion to @end's
+ * (negative when @end completed first).
+ *
+ * CUDA / AscendCL: cudaEventElapsedTime, aclrtEventElapsedTime
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ms is NULL, an event was created with
+ *   ACCEL_EVENT_DISABLE_TIMING or is a host event, was never recorded, or the
+ *   two belong to different contexts
+ * * %-EAGAIN - one is not complete yet (cudaErrorNotReady)
+ * * %-EIO - a point failed
+ * * %-ENOENT - a handle is stale or unknown
+ */
+int accel_event_elapsed_time(float *ms, accel_event_t start,
+			     accel_event_t end);
+
+/**
+ * accel_stream_wait_event() - make a stream wait for an event
+ * @stream: the stream that waits, or %ACCEL_STREAM_DEFAULT
+ * @event: the event whose current point it waits for
+ * @flags: must be 0
+ *
+ * Later work on @stream waits until the point @event holds now has retired. A
+ * never-recorded @event waits for nothing: a wait issued before another
+ * thread's record succeeds and does not wait for that record. @flags must be
+ * 0.
+ *
+ * CUDA / AscendCL: cudaStreamWaitEvent, aclrtStreamWaitEvent
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @flags is not 0, @event is a host event, or the two belong to
+ *   different contexts
+ * * %-ENOENT - a handle is stale or unknown
+ * * %-EIO - @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ */
+int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
+			    unsigned int flags);
+
+/**
+ * accel_event_wait() - wait for any or all of several events
+ * @events: array of @count events of one context
+ * @count: number of events, 1 to the driver's max_wait
+ * @mode: %ACCEL_WAIT_ANY or %ACCEL_WAIT_ALL
+ * @timeout_ns: nanoseconds from the call; 0 polls, %ACCEL_TIMEOUT_INFINITE
+ *   blocks
+ * @first: if not NULL, where the index of the lowest complete (or failed)
+ *   event is stored
+ *
+ * Waits until one (ACCEL_WAIT_ANY) or every (ACCEL_WAIT_ALL) event completes;
+ * points are captured when the call starts. All @events must belong to one
+ * context. On success in any @mode, and on -EIO, ``*first`` (if not NULL) is
+ * the index of the lowest complete (or failed) event. Host @events @count as
+ * complete once their value is not zero.
+ *
+ * CUDA / AscendCL: none (cuStreamWaitValue patterns; WaitForMultipleObjects)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @events is NULL, @count is 0 or above the driver's max_wait,
+ *   unknown @mode bits, or @events of different contexts
+ * * %-ETIME - the timeout passed
+ * * %-EIO - an event failed
+ * * %-ENOENT - a handle is stale or unknown
+ * * %-ENOMEM - out of memory
+ * * %-EDEADLK - called from a host function (accel_launch_host_func(3)) with
+ *   a nonzero timeout: it could wait for itself
+ */
+int accel_event_wait(const accel_event_t *events, unsigned int count,
+		     unsigned int mode, uint64_t timeout_ns,
+		     unsigned int *first);
+
+/**
+ * accel_event_signal() - raise a host event's counter
+ * @event: a host event
+ * @value: the value to raise its counter to
+ * @flags: 0 or %ACCEL_EVENT_SIGNAL_ERROR
+ *
+ * accel_event_signal() raises the counter of host event @event to @value (a
+ * lower @value changes nothing); with ACCEL_EVENT_SIGNAL_ERROR the @event
+ * fails: streams waiting on it fail with -EIO (sticky), host waits return
+ * -EIO. accel_stream_wait_value() makes later work on stream wait until the
+ * counter reaches @value (@flags must be 0): a deterministic gate.
+ *
+ * CUDA / AscendCL: cuStreamWriteValue64 / cuStreamWaitValue64
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @event is not a host event, unknown @flags, or different
+ *   contexts
+ * * %-ENOENT - a handle is stale or unknown
+ * * %-EAGAIN - the stream's queue is full
+ */
+int accel_event_signal(accel_event_t event, uint64_t value,
+		       unsigned int flags);
+
+/**
+ * accel_stream_wait_value() - make a stream wait for a host event's value
+ * @stream: the stream that waits, or %ACCEL_STREAM_DEFAULT
+ * @event: a host event
+ * @value: the counter value to wait for
+ * @flags: must be 0
+ *
+ * accel_event_signal() raises the counter of host event @event to @value (a
+ * lower @value changes nothing); with ACCEL_EVENT_SIGNAL_ERROR the @event
+ * fails: streams waiting on it fail with -EIO (sticky), host waits return
+ * -EIO. accel_stream_wait_value() makes later work on @stream wait until the
+ * counter reaches @value (@flags must be 0): a deterministic gate.
+ *
+ * CUDA / AscendCL: cuStreamWriteValue64 / cuStreamWaitValue64
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @event is not a host event, unknown @flags, or different
+ *   contexts
+ * * %-ENOENT - a handle is stale or unknown
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ */
+int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
+			    uint64_t value, unsigned int flags);
+
+/* ------------------------------------------------------------------ */
+/* Host functions                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef void (*accel_host_fn)(void *arg);
+
+/**
+ * accel_launch_host_func() - run a host function in stream order
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @fn: the function
+ * @arg: its argument
+ *
+ * Runs @fn(@arg) on a library thread of the @stream's context once everything
+ * queued before it on @stream has retired; work queued after it waits for it
+ * to return. @fn should not block: host functions of a context run on one
+ * thread. If the @stream failed first, @fn is not called. Functions not
+ * reached when the context is destroyed are dropped.
+ *
+ * @fn may queue work (copies, event records, @stream waits, host functions)
+ * and query streams and events, but must not wait for work or destroy a
+ * context, as the work it would wait for may be queued behind @fn itself
+ * (CUDA forbids any CUDA call from a host function, cudaErrorNotPermitted).
+ * Called from a host function, accel_stream_synchronize(3),
+ * accel_event_synchronize(3) and accel_event_wait(3) with a nonzero timeout,
+ * and accel_context_destroy(3) of any context, return -EDEADLK and do
+ * nothing; with a timeout of 0 the waits still poll.
+ *
+ * CUDA / AscendCL: cudaLaunchHostFunc, aclrtLaunchCallback
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @fn is NULL, or not a stream handle
+ * * %-ENOENT - @stream is stale or unknown, or its context is being destroyed
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full (the driver's queue_depth
+ *   descriptors are queued); wait for some of its work to retire and try
+ *   again
+ * * %-EACCES - the @stream's context was created by another process (a forked
+ *   child using its parent's context)
+ * * %-ENOMEM - out of memory
+ */
+int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn,
+			   void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * accel_strerror() - describe an error value
+ * @err: a value a libaccel call returned (negative or positive errno)
+ *
+ * Returns a static string for @err, a negative (or positive) errno value
+ * returned by libaccel, with the library's meaning (for example -EAGAIN reads
+ * "Resource temporarily unavailable: not ready, or queue full", -EACCES
+ * "context opened by another process"). Any int has a text: values libaccel
+ * never returns, INT_MIN included, read "Unknown error". Never NULL,
+ * thread-safe. For what a call ran into beyond its errno value, see
+ * accel_last_error_string(3).
+ *
+ * CUDA / AscendCL: cudaGetErrorString, aclGetRecentErrMsg
+ *
+ * Return: A pointer to a static string.
+ */
+const char *accel_strerror(int err);
+
+/**
+ * accel_last_error_string() - what the calling thread's last call ran into
+ * Context: any thread; the string belongs to the calling thread.
+ *
+ * Returns the details of the calling thread's last failing call, beyond its
+ * errno value: why a context could not be created (an unknown ACCEL_TRANSPORT
+ * or ACCEL_BACKEND, /dev/accelstream missing and what to do about it, an ABI
+ * mismatch, why the cuda backend could not start, with the CUDA error), the
+ * CUDA error name and text of a failed CUDA call ("cudaMalloc:
+ * cudaErrorMemoryAllocation (out of memory)"), or why a context is lost
+ * (-ENOTRECOVERABLE). The messages libaccel logs for a call (see
+ * accel_set_log_fn(3)) are here too.
+ *
+ * The string is per thread and about the last call only:
+ * accel_context_create() and every call that names a context, stream, event
+ * or buffer clear it when they start, so it is empty after a call that
+ * succeeded, and after one that failed with nothing to add (the errno value
+ * says it all; see accel_strerror(3)). It is never NULL, and stays valid and
+ * unchanged until the thread's next libaccel call.
+ *
+ * CUDA / AscendCL: cudaGetErrorString(cudaGetLastError()), aclGetRecentErrMsg
+ *
+ * Return: A pointer to a thread-local string, possibly empty.
+ */
+const char *accel_last_error_string(void);
+
+/**
+ * typedef accel_log_fn - receives libaccel's log messages
+ * @data: what accel_set_log_fn() was given.
+ * @priority: the message's syslog(3) priority (LOG_ERR 3 ... LOG_DEBUG 7).
+ * @msg: the text, one line without a newline.
+ */
+typedef void (*accel_log_fn)(void *data, int priority, const char *msg);
+
+/**
+ * accel_set_log_fn() - where libaccel's messages go
+ * @fn: receives every message; NULL restores the default.
+ * @data: passed to @fn.
+ * Context: any thread; process-wide. @fn may be called from any thread,
+ * libaccel's own included, and must not call libaccel.
+ *
+ * libaccel never writes to stderr by itself: a failure is in the return
+ * value and its details in accel_last_error_string(3). Its messages (why a
+ * context could not be created, a device context lost, a failure of one of
+ * its own threads, the ACCEL_TRACE=1 breakdown, the ACCEL_SYNC_DEBUG=1 note)
+ * are passed on only when asked for, as libkmod's kmod_set_log_fn(): to @fn,
+ * or without one to stderr when ACCEL_LOG names a priority (1 or err,
+ * warning, info, debug) at or below the message's; a diagnostic turned on
+ * by its own variable (ACCEL_TRACE, ACCEL_SYNC_DEBUG) is asked for by it.
+ *
+ * CUDA / AscendCL: none in CUDA (the runtime does not log);
+ * aclInitCallbackRegister is the nearest in AscendCL.
+ */
+void accel_set_log_fn(accel_log_fn fn, void *data);
+
+/*
+ * A lost context: -ENOTRECOVERABLE. The context's device hit a sticky
+ * error (an illegal address, say): its streams failed with -EIO, and every
+ * later call on the context returns -ENOTRECOVERABLE, except the destroy,
+ * free and unregister calls, which still work. Destroy it and create one.
+ */
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                            */
+/* ------------------------------------------------------------------ */
+
+/* accel_device_prop.free_mem when the transport cannot tell. */
+#define ACCEL_MEM_UNKNOWN		(~(uint64_t)0)
+
+/**
+ * struct accel_device_prop - what a context's device is
+ * @name: NUL-terminated device name
+ * @total_mem: device memory in bytes (cpu backend: the context's limit)
+ * @free_mem: free device memory now in bytes, or %ACCEL_MEM_UNKNOWN
+ * @pinned_limit: most bytes the context may pin, in force now
+ *   (the driver's limit, lowered to RLIMIT_MEMLOCK without CAP_IPC_LOCK)
+ * @copy_engines: concurrent copy engines; 0 when unknown
+ * @device: ordinal of the device the context runs on
+ * @backend: "cpu" or "cuda", static storage
+ * @transport: "kernel" or "inproc", static storage
+ * @reserved: zero
+ *
+ * CUDA / AscendCL: struct cudaDeviceProp, aclrtGetDeviceInfo
+ */
+struct accel_device_prop {
+	char name[256];
+	uint64_t total_mem;
+	uint64_t free_mem;
+	uint64_t pinned_limit;
+	unsigned int copy_engines;
+	int device;
+	const char *backend;
+	const char *transport;
+	uint64_t reserved[4];
+};
+
+/**
+ * accel_device_get_count() - devices the context's backend can see
+ * @ctx: the context, or NULL for the calling thread's current one
+ * @count: out, the number of devices
+ *
+ * CUDA / AscendCL: cudaGetDeviceCount, aclrtGetDeviceCount
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - count is NULL, or ctx is a handle of another type.
+ * * %-ENOENT - ctx is not a live context.
+ * * %-ENODEV - ctx is NULL and no context is alive; or (cuda backend) CUDA
+ *   reports no usable device.
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
+ * * %-EIO - (cuda backend) CUDA failed the query; accel_last_error_string(3)
+ *   names the CUDA error.
+ */
+int accel_device_get_count(accel_context *ctx, int *count);
+
+/**
+ * accel_device_get_properties() - describe the context's device
+ * @ctx: the context, or NULL for the calling thread's current one
+ * @prop: out, filled whole
+ *
+ * CUDA / AscendCL: cudaGetDeviceProperties, aclrtGetDeviceInfo
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - prop is NULL, or ctx is a handle of another type.
+ * * %-ENOENT - ctx is not a live context.
+ * * %-ENODEV - ctx is NULL and no context is alive; or (cuda backend) CUDA
+ *   reports no usable device.
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
+ * * %-EIO - (cuda backend) cudaGetDeviceProperties or cudaMemGetInfo failed;
+ *   accel_last_error_string(3) names the CUDA error.
+ */
+int accel_device_get_properties(accel_context *ctx,
+				struct accel_device_prop *prop);
+
+/**
+ * accel_mem_get_info() - free and total device memory
+ * @ctx: the context, or NULL for the calling thread's current one
+ * @free_bytes: out, free device memory in bytes
+ * @total_bytes: out, total device memory in bytes
+ *
+ * CUDA / AscendCL: cudaMemGetInfo, aclrtGetMemInfo
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - free_bytes or total_bytes is NULL, or ctx is a handle of
+ *   another type.
+ * * %-ENOENT - ctx is not a live context.
+ * * %-ENODEV - ctx is NULL and no context is alive.
+ * * %-EOPNOTSUPP - the context runs on the cpu backend (see above);
+ *   accel_last_error_string(3) says so.
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
+ * * %-EIO - (cuda backend) cudaMemGetInfo failed; accel_last_error_string(3)
+ *   names the CUDA error.
+ */
+int accel_mem_get_info(accel_context *ctx, size_t *free_bytes,
+		       size_t *total_bytes);
+
+/**
+ * accel_context_synchronize() - wait for every stream of a context
+ * @ctx: the context, or NULL for the calling thread's current one
+ * @timeout_ns: nanoseconds from the call; 0 polls, %ACCEL_TIMEOUT_INFINITE
+ *   blocks
+ *
+ * Blocks until everything queued on every live stream of the context when
+ * the call started retired, against one deadline.
+ *
+ * CUDA / AscendCL: cudaDeviceSynchronize, aclrtSynchronizeDevice
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - ctx is a handle of another type.
+ * * %-ENOENT - ctx is not a live context.
+ * * %-ENODEV - ctx is NULL and no context is alive.
+ * * %-ETIME - the deadline passed with work pending (with timeout_ns 0: work
+ *   is pending).
+ * * %-EIO - a live stream of the context has failed.
+ * * %-EDEADLK - called from a host function (accel_launch_host_func(3),
+ *   accel_stream_add_callback(3)) with a nonzero timeout; nothing was waited
+ *   for.
+ * * %-EACCES - the context was created by another process (a forked child
+ *   using its parent's context).
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
+ * * %-ENOMEM - out of memory.
+ */
+int accel_context_synchronize(accel_context *ctx, uint64_t timeout_ns);
+
+/* ------------------------------------------------------------------ */
+/* Callbacks that learn the stream's status                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * @status: 0, the stream's sticky error (a negative errno, -EIO say) when
+ * it failed before the callback, or -ECANCELED when the context was
+ * destroyed before the stream reached it.
+ */
+typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
+					void *arg);
+
+/**
+ * accel_stream_add_callback() - run a function at a point of a stream
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @fn: called once, with the stream's status at that point
+ * @arg: passed to @fn
+ * @flags: must be 0
+ *
+ * Like accel_launch_host_func(), but @fn always runs, exactly once, and
+ * learns the stream's status (0, the sticky error, or -ECANCELED when the
+ * context was destroyed first) instead of being skipped on a failed stream.
+ *
+ * CUDA / AscendCL: cudaStreamAddCallback, aclrtSubscribeReport
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - fn is NULL, flags is not 0, or stream is not a stream handle.
+ * * %-ENOENT - stream is stale or unknown, or its context is being
+ *   destroyed.
+ * * %-ENODEV - stream is ACCEL_STREAM_DEFAULT and no context is alive.
+ * * %-EIO - the stream had already failed when the call was made.
+ * * %-EAGAIN - the stream's queue is full (the driver's queue_depth
+ *   descriptors are queued); wait for some of its work to retire and try
+ *   again.
+ * * %-EACCES - the stream's context was created by another process (a forked
+ *   child using its parent's context).
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
+ * * %-ENOMEM - out of memory.
+ */
+int accel_stream_add_callback(accel_stream_t stream,
+			      accel_stream_callback_t fn, void *arg,
+			      unsigned int flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBACCEL_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The staging pool: how pageable (never registered) memory reaches the
+ * device, and comes back, with bounded pinned memory per context.
+ *
+ * A context owns at most ACCEL_STAGING_CHUNKS chunks of
+ * ACCEL_STAGING_CHUNK_KB each (default 4 x 4096 KiB), pinned the first
+ * time they are needed and reused until the context is destroyed: over
+ * the module they are ACCEL_MEM_HOST allocations (kernel-pinned, charged
+ * to RLIMIT_MEMLOCK), with the cuda backend also cudaHostRegister'ed once
+ * each. A copy goes through them in pieces of at most one chunk; each
+ * chunk has a worker thread that refills it while earlier pieces are on
+ * the wire and copies D2H pieces out into their pageable destination.
+ *
+ * The promise stays: a pageable source has been read when the call
+ * returns. A piece whose chunk is still busy (its stream is behind, or
+ * gated) is kept in ordinary, unpinned memory until the chunk is free, so
+ * that a queue of any length pins no more than the pool.
+ */
+#ifndef LIBACCEL_STAGING_H
+#define LIBACCEL_STAGING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct accel_ctx;
+
+/* One side of a staged copy: a pageable pointer, or (handle, offset). */
+struct accel_stage_side {
+	bool pageable;
+	void *ptr;		/* pageable: the user's pointer */
+	uint32_t handle;	/* else: the transport's region */
+	uint64_t offset;
+};
+
+/*
+ * Queue a copy of @bytes on @kstream where @dst, @src or both are
+ * pageable. A pageable source must have been checked readable, a pageable
+ * destination writable (accel_range_check). @seq: the sequence number of
+ * the last descriptor queued (left alone when both sides are pageable).
+ * 0 or -errno; on -ENOMEM from
+ * a pinning limit, accel_last_error_string() names the limit.
+ */
+int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
+		       const struct accel_stage_side *dst,
+		       const struct accel_stage_side *src, size_t bytes,
+		       uint64_t *seq);
+/* Stop the workers; queued pieces are dropped (context destroy). */
+void accel_staging_stop(struct accel_ctx *ctx);
+/* Release the chunks, once the device can no longer use them. */
+void accel_staging_teardown(struct accel_ctx *ctx);
+
+/*
+ * Say in accel_last_error_string() which pinning limit refused @bytes
+ * more (RLIMIT_MEMLOCK or the driver's per-context limit), its value and
+ * how to raise it. @what names what was being pinned.
+ */
+void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what);
+
+#endif /* LIBACCEL_STAGING_H */

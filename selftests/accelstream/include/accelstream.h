@@ -1,0 +1,1 @@
+../../../uapi/accelstream.h
