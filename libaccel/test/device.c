@@ -108,7 +108,10 @@ static int pinned_limit_child(void)
 {
 	struct accel_device_prop p;
 	struct rlimit rl;
-	uint64_t max_pinned = env_mb("ACCEL_INPROC_MAX_PINNED_MB", 4096);
+	/* The default is a quarter of RAM (libaccel(7), accelstream(4)). */
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	uint64_t max_pinned = env_mb("ACCEL_INPROC_MAX_PINNED_MB",
+				     (ram / 4) >> 20);
 
 	CHECK(t_ctx());
 	/* With CAP_IPC_LOCK (root here), the context's limit alone. */
