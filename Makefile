@@ -29,7 +29,7 @@ include mk/pkg.mk
 KDIR ?= $(VM_KDIR)
 KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),stock rt debug)
 
-.PHONY: all user module unit check run clean help deps fuzz fuzz-api
+.PHONY: all user module unit check run clean help deps fuzz fuzz-api bench-vm
 
 all: module user
 
@@ -58,6 +58,10 @@ build-dir:
 
 check:
 	WERROR=1 KERNELS='$(KERNELS)' scripts/check.sh
+
+# The CPU benchmarks over the module in the VM (KERNEL=stock by default).
+bench-vm:
+	KERNEL='$(KERNEL)' scripts/bench-vm.sh
 
 run:
 	scripts/run.sh $(if $(FILE),'$(FILE)')

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include "bench.h"
 
@@ -26,6 +27,7 @@ enum dir { H2D, D2H, D2D, NDIR };
 static const char *const dir_name[] = { "H2D", "D2H", "D2D" };
 
 static size_t max_size, target_bytes;
+static const char *base_name;
 static unsigned int min_reps;
 
 struct bufs {
@@ -179,24 +181,147 @@ static void row(const char *what, size_t size, unsigned int n, double lib,
 	printf("%-10s %8s %7u %12.2f %12.2f %8.1f%%\n", what, sz, n, lib, raw,
 	       raw > 0 ? 100.0 * lib / raw : 0.0);
 	fflush(stdout);
+	bench_csv_row(what, size, n, lib, raw, "GB/s", base_name);
 }
 
-int main(void)
+/*
+ * Pageable memory (malloc'd, not registered) on the host side, @d H2D or
+ * D2H, one stream: libaccel stages it, CUDA stages it internally, the CPU
+ * baseline is memcpy from or into the same malloc'd buffer.
+ */
+static void pageable_row(accel_stream_t s, const struct bufs *lb,
+			 const struct bufs *rb, int gpu, enum dir d,
+			 size_t size, void *stream)
+{
+	unsigned int reps = reps_for(size), r;
+	unsigned char *p = malloc(size);
+	void *ldev = lb->dev[0], *rdev = rb->dev[0];
+	uint64_t t0;
+	double lib, raw = 0;
+
+	if (!p) {
+		printf("# pageable %s %zu B: no memory\n", dir_name[d], size);
+		return;
+	}
+	memset(p, 7, size);
+	(void)stream;
+	/* Warm-up, untimed. */
+	AC(accel_memcpy_async(s, d == H2D ? ldev : (void *)p,
+			      d == H2D ? (void *)p : ldev, size,
+			      d == H2D ? ACCEL_MEMCPY_H2D : ACCEL_MEMCPY_D2H));
+	AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	t0 = bench_ns();
+	for (r = 0; r < reps; r++)
+		AC(accel_memcpy_async(s, d == H2D ? ldev : (void *)p,
+				      d == H2D ? (void *)p : ldev, size,
+				      d == H2D ? ACCEL_MEMCPY_H2D :
+						 ACCEL_MEMCPY_D2H));
+	AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	lib = gbps((size_t)reps * size, bench_ns() - t0);
+#ifdef HAVE_CUDA
+	if (gpu) {
+		cudaStream_t cs = *(cudaStream_t *)stream;
+		enum cudaMemcpyKind k = d == H2D ? cudaMemcpyHostToDevice :
+					cudaMemcpyDeviceToHost;
+
+		CU(cudaMemcpyAsync(d == H2D ? rdev : (void *)p,
+				   d == H2D ? (void *)p : rdev, size, k, cs));
+		CU(cudaStreamSynchronize(cs));
+		t0 = bench_ns();
+		for (r = 0; r < reps; r++)
+			CU(cudaMemcpyAsync(d == H2D ? rdev : (void *)p,
+					   d == H2D ? (void *)p : rdev, size, k,
+					   cs));
+		CU(cudaStreamSynchronize(cs));
+		raw = gbps((size_t)reps * size, bench_ns() - t0);
+	}
+#endif
+	if (!gpu) {
+		struct cpu_job j = { d == H2D ? rdev : (void *)p,
+				     d == H2D ? (void *)p : rdev, size, reps };
+
+		t0 = bench_ns();
+		cpu_worker(&j);
+		raw = gbps((size_t)reps * size, bench_ns() - t0);
+	}
+	row(d == H2D ? "H2D-pgbl" : "D2H-pgbl", size, 1, lib, raw);
+	free(p);
+}
+
+/*
+ * Registration: accel_host_register of @size bytes of malloc'd, touched
+ * memory, next to cudaHostRegister alone of another such buffer (GPU), or
+ * mlock(2) (CPU: the kernel's own pinning of the same pages). In GB/s of
+ * memory registered; each is undone before the next.
+ */
+static void register_row(accel_context *ctx, int gpu, size_t size)
+{
+	unsigned char *a = malloc(size), *b = malloc(size);
+	double lib = 0, raw = 0;
+	uint64_t t0, t1;
+	int ret;
+
+	if (!a || !b) {
+		printf("# register %zu B: no memory\n", size);
+		free(a);
+		free(b);
+		return;
+	}
+	memset(a, 1, size);
+	memset(b, 2, size);
+	t0 = bench_ns();
+	ret = accel_host_register(ctx, a, size, 0);
+	t1 = bench_ns();
+	if (ret) {
+		printf("# accel_host_register %zu B: %s %s\n", size,
+		       accel_strerror(ret), accel_last_error_string());
+	} else {
+		lib = gbps(size, t1 - t0);
+		AC(accel_host_unregister(a, 0));
+	}
+#ifdef HAVE_CUDA
+	if (gpu) {
+		t0 = bench_ns();
+		CU(cudaHostRegister(b, size, cudaHostRegisterDefault));
+		t1 = bench_ns();
+		raw = gbps(size, t1 - t0);
+		CU(cudaHostUnregister(b));
+	}
+#endif
+	if (!gpu) {
+		t0 = bench_ns();
+		ret = mlock(b, size);
+		t1 = bench_ns();
+		if (!ret) {
+			raw = gbps(size, t1 - t0);
+			munlock(b, size);
+		}
+	}
+	row("register", size, 1, lib, raw);
+	free(a);
+	free(b);
+}
+
+int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20,
 					256 << 20, (size_t)1 << 30 };
 	static const unsigned int nstreams[] = { 1, 2, 4 };
 	accel_stream_t as[MAX_STREAMS];
 	struct bufs lb, rb;
+	static const size_t reg_sizes[] = { (size_t)1 << 30, (size_t)4 << 30 };
 	accel_context *ctx;
 	unsigned int i, k;
+	size_t reg_max;
 	int gpu;
 	enum dir d;
 #ifdef HAVE_CUDA
 	cudaStream_t cs[MAX_STREAMS];
 #endif
 
+	bench_csv_open("bandwidth", argc, argv);
 	max_size = env_size("BENCH_MAX", (size_t)1 << 30);
+	reg_max = env_size("BENCH_REG_MAX", (size_t)4 << 30);
 	target_bytes = env_size("BENCH_BYTES", (size_t)512 << 20);
 	min_reps = (unsigned int)env_size("BENCH_REPS", 3);
 	ctx = bench_ctx(&gpu);
@@ -229,8 +354,9 @@ int main(void)
 			memset(rb.dev[i], i + 3, max_size);
 		}
 	}
+	base_name = gpu ? "raw cudaMemcpyAsync" : "memcpy, one thread per stream";
 	printf("# bandwidth in GB/s (1e9 bytes/s); ratio = libaccel / %s\n",
-	       gpu ? "raw cudaMemcpyAsync" : "memcpy in one thread per stream");
+	       base_name);
 	printf("%-10s %8s %7s %12s %12s %9s\n", "copy", "size", "streams",
 	       "libaccel", gpu ? "raw-cuda" : "memcpy", "ratio");
 
@@ -309,39 +435,25 @@ int main(void)
 		row("H2D+D2H", size, 2, lib, raw);
 	}
 
-	/* Pageable H2D: libaccel stages through its pinned staging pool. */
-	{
-		size_t size = max_size < ((size_t)64 << 20) ? max_size :
-			      (size_t)64 << 20;
-		unsigned int reps = reps_for(size), r;
-		unsigned char *p = malloc(size);
-		uint64_t t0;
-		double lib, raw = 0;
-
-		if (!p)
-			return 1;
-		memset(p, 7, size);
-		t0 = bench_ns();
-		for (r = 0; r < reps; r++)
-			AC(accel_memcpy_async(as[0], lb.dev[0], p, size,
-					      ACCEL_MEMCPY_H2D));
-		AC(accel_stream_synchronize(as[0], ACCEL_TIMEOUT_INFINITE));
-		lib = gbps((size_t)reps * size, bench_ns() - t0);
+	/* Pageable memory on the host side, both ways, every size. */
+	for (d = H2D; d <= D2H; d++)
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			if (sizes[k] <= max_size)
+				pageable_row(as[0], &lb, &rb, gpu, d, sizes[k],
 #ifdef HAVE_CUDA
-		if (gpu) {
-			t0 = bench_ns();
-			for (r = 0; r < reps; r++)
-				CU(cudaMemcpyAsync(rb.dev[0], p, size,
-						   cudaMemcpyHostToDevice, cs[0]));
-			CU(cudaStreamSynchronize(cs[0]));
-			raw = gbps((size_t)reps * size, bench_ns() - t0);
-		}
+					     gpu ? (void *)&cs[0] : NULL
+#else
+					     NULL
 #endif
-		if (!gpu)
-			raw = run_memcpy(1, &rb, H2D, size, reps);
-		row("H2D-pgbl", size, 1, lib, raw);
-		free(p);
-	}
+					     );
+
+	/* Registration: 1 GiB and 4 GiB, up to BENCH_REG_MAX. */
+	base_name = gpu ? "cudaHostRegister" : "mlock";
+	for (k = 0; k < sizeof(reg_sizes) / sizeof(reg_sizes[0]); k++)
+		if (reg_sizes[k] <= reg_max)
+			register_row(ctx, gpu, reg_sizes[k]);
+	if (reg_max < reg_sizes[0])
+		register_row(ctx, gpu, reg_max);
 	accel_context_destroy(ctx);
 	return 0;
 }

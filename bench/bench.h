@@ -78,6 +78,67 @@ static inline accel_context *bench_ctx(int *gpu)
 	return ctx;
 }
 
+/*
+ * Machine-readable output: with --csv FILE (or BENCH_CSV=FILE) every row
+ * printed is also appended to FILE as
+ *   program,row,size_bytes,streams,libaccel,baseline,ratio,unit,baseline_name
+ * (a header line is written when the file is empty; a comma inside a name
+ * becomes a semicolon, so that a plain split on commas reads it). Bandwidth
+ * rows are in
+ * GB/s and their ratio is libaccel / baseline; latency rows are in us and
+ * their ratio is libaccel / baseline as well (lower is better there).
+ */
+static FILE *bench_csv;
+static const char *bench_prog;
+
+static inline void bench_csv_open(const char *prog, int argc, char **argv)
+{
+	const char *path = getenv("BENCH_CSV");
+	int i;
+
+	bench_prog = prog;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+			path = argv[++i];
+		} else {
+			fprintf(stderr, "usage: %s [--csv FILE]\n", prog);
+			exit(2);
+		}
+	}
+	if (!path || !*path)
+		return;
+	bench_csv = fopen(path, "a");
+	if (!bench_csv) {
+		perror(path);
+		exit(1);
+	}
+	if (ftell(bench_csv) == 0)
+		fprintf(bench_csv, "program,row,size_bytes,streams,libaccel,baseline,ratio,unit,baseline_name\n");
+}
+
+static inline void bench_csv_str(const char *v)
+{
+	fputc('"', bench_csv);
+	for (; *v; v++)
+		fputc(*v == ',' ? ';' : *v == '"' ? '\'' : *v, bench_csv);
+	fputc('"', bench_csv);
+}
+
+static inline void bench_csv_row(const char *row, size_t size,
+				 unsigned int streams, double lib, double base,
+				 const char *unit, const char *base_name)
+{
+	if (!bench_csv)
+		return;
+	fprintf(bench_csv, "%s,", bench_prog);
+	bench_csv_str(row);
+	fprintf(bench_csv, ",%zu,%u,%.4f,%.4f,%.4f,%s,", size, streams, lib,
+		base, base > 0 ? lib / base : 0.0, unit);
+	bench_csv_str(base_name);
+	fputc('\n', bench_csv);
+	fflush(bench_csv);
+}
+
 static inline size_t env_size(const char *name, size_t def)
 {
 	const char *v = getenv(name);

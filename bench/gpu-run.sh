@@ -4,7 +4,9 @@
 # benchmarks with the CUDA toolkit found here, then run the libaccel suite
 # and the examples with ACCEL_BACKEND=cuda over the inproc transport, then
 # both benchmarks. Everything goes to $OUT/gpu-run.txt (OUT defaults to
-# ./gpu-out). Needs only gcc, make, the CUDA driver and the toolkit.
+# ./gpu-out), the benchmark rows also to $OUT/latency.csv and
+# $OUT/bandwidth.csv, and the bandwidth plot to $OUT/bandwidth.png when
+# gnuplot is there. Needs only gcc, make, the CUDA driver and the toolkit.
 #
 #   sh bench/gpu-run.sh            from the repository root
 #   BENCH_MAX=268435456 sh ...     smaller bandwidth sizes (bytes)
@@ -85,7 +87,9 @@ for p in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
 done
 
 # Benchmarks: sizes up to 1 GiB, few repetitions (about 3 minutes).
-run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+rm -f "$OUT/latency.csv" "$OUT/bandwidth.csv"
+run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency \
+	--csv "$OUT/latency.csv"
 # The same with libaccel's breakdown (ACCEL_TRACE=1): where a copy's time
 # goes, submit -> fetch -> enqueued -> seen done -> COMPLETE -> waiter.
 run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
@@ -94,9 +98,14 @@ run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
 # cudaMemcpyBatchAsync of 64, like the raw baseline next to it.
 run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \
 	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
-run "bandwidth, cuda" 240 env BENCH_REPS=${BENCH_REPS:-3} \
+# Pinned H2D/D2H/D2D on 1, 2, 4 streams, duplex, pageable both ways at
+# every size, and registration (1 GiB, 4 GiB) next to cudaHostRegister.
+run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
-	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth
+	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
+	--csv "$OUT/bandwidth.csv"
+# The plot needs gnuplot; without it, one line says so (not a failure).
+run "plot" 60 make -C bench plot CSV="$(cd "$OUT" && pwd)/bandwidth.csv"
 run "latency, cpu (inproc engine)" 60 env ACCEL_BACKEND=cpu BENCH_ITERS=1000 \
 	./bench/latency
 

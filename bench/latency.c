@@ -37,6 +37,7 @@ static void row(const char *what, double lib_us, double raw_us,
 	printf("%-34s %10.2f %10.2f %8.2fx  (%s)\n", what, lib_us, raw_us,
 	       raw_us > 0 ? lib_us / raw_us : 0.0, raw_what);
 	fflush(stdout);
+	bench_csv_row(what, SMALL, 1, lib_us, raw_us, "us", raw_what);
 }
 
 static double med_us(uint64_t *v)
@@ -135,13 +136,50 @@ static double accel_batch_in(accel_stream_t s, unsigned char *dst,
 	return med_us(t);
 }
 
-enum lib_measure { LIB_ROUND_TRIP, LIB_PER_CALL, LIB_BATCH_API };
+/*
+ * libaccel: the submission alone, one copy per call (@batch 1) or @batch
+ * copies in one accel_memcpy_batch_async (per descriptor); the stream is
+ * synchronized after each, untimed.
+ */
+static double accel_submit_in(accel_stream_t s, unsigned char *dst,
+			      unsigned char *src, unsigned int batch,
+			      uint64_t *t)
+{
+	void *dsts[BATCH];
+	const void *srcs[BATCH];
+	size_t sizes[BATCH];
+	unsigned int i, j;
+
+	for (j = 0; j < batch; j++) {
+		dsts[j] = dst + j * SMALL;
+		srcs[j] = src + j * SMALL;
+		sizes[j] = SMALL;
+	}
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		if (batch == 1)
+			AC(accel_memcpy_async(s, dst, src, SMALL,
+					      ACCEL_MEMCPY_DEFAULT));
+		else
+			AC(accel_memcpy_batch_async(s, dsts, srcs, sizes, batch,
+						    ACCEL_MEMCPY_DEFAULT));
+		t[i] = (bench_ns() - t0) / batch;
+		AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	}
+	return med_us(t);
+}
+
+enum lib_measure {
+	LIB_ROUND_TRIP, LIB_PER_CALL, LIB_BATCH_API, LIB_SUBMIT1, LIB_SUBMIT64,
+};
 
 static double lib_run(enum lib_measure m, uint64_t *t)
 {
 	static const char *const what[] = {
 		"64 B round trip", "64 B copies, 64 calls per sync",
 		"64 B copies, one accel_memcpy_batch_async of 64 per sync",
+		"submit one 64 B copy", "submit a batch of 64 x 64 B",
 	};
 	struct lib l;
 	double v;
@@ -153,6 +191,12 @@ static double lib_run(enum lib_measure m, uint64_t *t)
 		break;
 	case LIB_PER_CALL:
 		v = accel_batch_in(l.s, l.d, l.h, t);
+		break;
+	case LIB_SUBMIT1:
+		v = accel_submit_in(l.s, l.d, l.h, 1, t);
+		break;
+	case LIB_SUBMIT64:
+		v = accel_submit_in(l.s, l.d, l.h, BATCH, t);
 		break;
 	default:
 		v = accel_batch_api_in(l.s, l.d, l.h, t);
@@ -262,16 +306,56 @@ static void gpu_rows(uint64_t *t)
 }
 #endif
 
-static void cpu_rows(accel_context *ctx, accel_stream_t s, uint64_t *t)
+/* The cheapest kernel entry there is: a null ioctl, else a null syscall. */
+static double null_call_us(uint64_t *t, const char **what)
+{
+	unsigned int i;
+	int fd;
+
+	fd = open("/dev/accelstream", O_RDWR | O_CLOEXEC);
+	for (i = 0; i < iters; i++) {
+		struct accel_info info;
+		uint64_t t0;
+
+		memset(&info, 0, sizeof(info));
+		t0 = bench_ns();
+		if (fd >= 0)
+			ioctl(fd, ACCEL_IOC_GET_INFO, &info);
+		else
+			syscall(SYS_getppid);
+		t[i] = bench_ns() - t0;
+	}
+	*what = fd >= 0 ? "null ioctl GET_INFO" : "null syscall getppid";
+	if (fd >= 0)
+		close(fd);
+	return med_us(t);
+}
+
+static void cpu_rows(accel_stream_t s, const char *transport, uint64_t *t)
 {
 	unsigned char src[BATCH * SMALL], dst[BATCH * SMALL];
 	volatile unsigned char sink;
+	const char *null_what;
+	double lib, raw, null_us;
 	unsigned int i, j;
-	double lib, raw;
-	int fd;
 
-	(void)ctx;
 	memset(src, 1, sizeof(src));
+	null_us = null_call_us(t, &null_what);
+	row("null call (us)", null_us, null_us, null_what);
+
+	/* One transport call against the null call. */
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		accel_stream_query(s);
+		t[i] = bench_ns() - t0;
+	}
+	row("one transport call (us)", med_us(t), null_us, null_what);
+	row("submit 1 x 64 B (us)", lib_run(LIB_SUBMIT1, t), null_us,
+	    null_what);
+	row("submit 64 x 64 B (us/desc)", lib_run(LIB_SUBMIT64, t), null_us,
+	    null_what);
+
 	lib = lib_run(LIB_ROUND_TRIP, t);
 	for (i = 0; i < iters; i++) {
 		uint64_t t0 = bench_ns();
@@ -295,49 +379,41 @@ static void cpu_rows(accel_context *ctx, accel_stream_t s, uint64_t *t)
 	}
 	raw = med_us(t);
 	row("64 B copies, 64 per sync (us/copy)", lib, raw, "memcpy");
+	if (!strcmp(transport, "kernel")) {
+		/* The same calls over the in-process transport, same machine. */
+		const char *old = getenv("ACCEL_TRANSPORT");
+		char *saved = old ? strdup(old) : NULL;
+		double inproc;
+
+		setenv("ACCEL_TRANSPORT", "inproc", 1);
+		inproc = lib_run(LIB_PER_CALL, t);
+		if (saved)
+			setenv("ACCEL_TRANSPORT", saved, 1);
+		else
+			unsetenv("ACCEL_TRANSPORT");
+		free(saved);
+		row("64 B copies, 64 per sync (us/copy)", lib, inproc,
+		    "the same over inproc");
+	}
 	row("64 B batch of 64, one call (us/copy)", lib_run(LIB_BATCH_API, t),
 	    raw, "memcpy");
-
-	/* One transport call against the cheapest kernel entry there is. */
-	for (i = 0; i < iters; i++) {
-		uint64_t t0 = bench_ns();
-
-		accel_stream_query(s);
-		t[i] = bench_ns() - t0;
-	}
-	lib = med_us(t);
-	fd = open("/dev/accelstream", O_RDWR | O_CLOEXEC);
-	for (i = 0; i < iters; i++) {
-		struct accel_info info;
-		uint64_t t0;
-
-		memset(&info, 0, sizeof(info));
-		t0 = bench_ns();
-		if (fd >= 0)
-			ioctl(fd, ACCEL_IOC_GET_INFO, &info);
-		else
-			syscall(SYS_getppid);
-		t[i] = bench_ns() - t0;
-	}
-	raw = med_us(t);
-	row("one transport call (us)", lib, raw,
-	    fd >= 0 ? "null ioctl GET_INFO" : "null syscall getppid");
-	if (fd >= 0)
-		close(fd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *transport = "?";
 	accel_context *ctx;
 	accel_stream_t s;
 	uint64_t *t;
 	int gpu;
 
+	bench_csv_open("latency", argc, argv);
 	iters = (unsigned int)env_size("BENCH_ITERS", 2000);
 	t = calloc(iters, sizeof(*t));
 	if (!t)
 		return 1;
 	ctx = bench_ctx(&gpu);
+	accel_context_get_transport(ctx, &transport);
 	AC(accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &s));
 
 	printf("# medians of %u runs; ratio = libaccel / baseline (1.00x is parity)\n",
@@ -349,7 +425,7 @@ int main(void)
 		gpu_rows(t);
 	else
 #endif
-		cpu_rows(ctx, s, t);
+		cpu_rows(s, transport, t);
 	/* The header's context ran only the transport-call row. */
 	accel_context_destroy(ctx);
 	free(t);

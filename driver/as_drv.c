@@ -158,8 +158,13 @@ void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		list_add(&ev->free_node, &fl->events);
 	}
 	if (rel->batch) {
-		rel->batch->next = fl->batches;
-		fl->batches = rel->batch;
+		/* kfree() is fine under the lock, vfree() is not. */
+		if (is_vmalloc_addr(rel->batch)) {
+			rel->batch->next = fl->batches;
+			fl->batches = rel->batch;
+		} else {
+			kfree(rel->batch);
+		}
 	}
 	rel->ntl = 0;
 	rel->nregion = 0;

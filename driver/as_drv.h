@@ -7,6 +7,9 @@
  *   as_ctx.lock -> xarray lock (taken inside xa_erase) -> wait queue lock
  * No sleeping call is made under as_ctx.lock: pinning, unpinning, page
  * allocation, mm accounting and copy_{from,to}_user happen outside it.
+ * The soft engine's inline path (a submitter running its stream's queue)
+ * takes no lock of its own: it owns the stream through as_stream.work_active
+ * exactly as the worker does, under as_ctx.lock.
  */
 #ifndef _AS_DRV_H
 #define _AS_DRV_H
@@ -170,8 +173,10 @@ struct as_mem {
  * @q: its queue of validated descriptors (core).
  * @ctx: the owning context.
  * @work: the soft engine's work item for this stream.
- * @work_active: @work is queued or running; set and cleared under
- *	@ctx->lock. While set the worker owns the stream's freeing.
+ * @work_active: @work is queued or running, or a submitting thread runs
+ *	the queue inline; set and cleared under @ctx->lock. While set that
+ *	owner runs the queue (one at a time, in order) and owns the stream's
+ *	freeing.
  * @destroyed: the handle is gone; freed once drained and unreferenced.
  * @flags: creation flags.
  * @priority: effective priority.
@@ -310,6 +315,8 @@ void as_engine_work(struct work_struct *work);
 void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 		      struct as_freelist *fl);
 void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s);
+void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
+			     struct as_freelist *fl);
 void as_ctx_kick_all_locked(struct as_ctx *ctx);
 
 /* as_exec.c */

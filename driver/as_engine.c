@@ -3,13 +3,34 @@
  * accelstream: the soft copy engine. One work item per stream runs the
  * stream's queue in order; streams run concurrently on an unbound
  * workqueue (a high-priority one for urgent streams).
+ *
+ * A submission that finds its stream idle runs its small copies in the
+ * submitting thread (as_engine_submit_locked()) instead of waking a
+ * worker: a wake-up and a hand-off cost far more than copying a few KiB,
+ * the way io_uring issues a request inline before punting it to io-wq.
+ * Whoever runs a stream's queue, the submitter or the worker, owns it
+ * through @work_active, so the queue still runs in order, by one thread
+ * at a time. No lock is added: both run under the context lock as before.
  */
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 
 #include "as_drv.h"
+
+static unsigned int inline_copy_bytes = 16384;
+module_param(inline_copy_bytes, uint, 0644);
+MODULE_PARM_DESC(inline_copy_bytes,
+		 "Copy bytes a submission to an idle stream runs in the submitting thread (0: always the worker)");
+
+static void as_engine_queue(struct as_stream *s)
+{
+	queue_work(s->priority < ASC_LEAST_PRIORITY ? as_wq_hi : as_wq,
+		   &s->work);
+}
 
 /**
  * as_stream_kick_locked() - make sure the stream's worker will look at it
@@ -29,8 +50,7 @@ void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 	    !asc_engine_runnable(&s->tl, &s->q, ctx->closing, ctx->executor))
 		return;
 	s->work_active = true;
-	queue_work(s->priority < ASC_LEAST_PRIORITY ? as_wq_hi : as_wq,
-		   &s->work);
+	as_engine_queue(s);
 }
 
 /**
@@ -59,8 +79,11 @@ static struct page *as_mem_page(struct as_mem *m, u64 off, size_t *in_page)
 	return m->pages[pos >> PAGE_SHIFT];
 }
 
-/* Copy between two regions' pages; runs without the context lock. */
-static void as_engine_copy(struct asc_entry *e)
+/*
+ * Copy between two regions' pages: without the context lock and yielding
+ * as it goes when @may_sleep, else (a small copy) under it.
+ */
+static void as_engine_copy(struct asc_entry *e, bool may_sleep)
 {
 	struct as_mem *dst = to_as_mem(e->dst);
 	struct as_mem *src = to_as_mem(e->src);
@@ -85,8 +108,45 @@ static void as_engine_copy(struct asc_entry *e)
 		doff += chunk;
 		soff += chunk;
 		left -= chunk;
-		cond_resched();
+		if (may_sleep)
+			cond_resched();
 	}
+}
+
+/*
+ * Retire the oldest entry of a stream without waking anyone: the caller
+ * calls as_retired_wake_locked() before it drops the lock or returns.
+ */
+static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
+				   int status, struct as_freelist *fl)
+{
+	struct asc_release rel = {};
+	bool was_failed = s->tl.error;
+	struct asc_entry *e;
+
+	lockdep_assert_held(&ctx->lock);
+	e = asc_queue_peek(&s->q);
+	/*
+	 * Only an entry naming an event can take a timestamp: no clock read
+	 * per copy (with the HPET clocksource, each is a device access).
+	 */
+	asc_retire_head(&s->tl, &s->q, status, e->event ? ktime_get_ns() : 0,
+			&rel);
+	if (!was_failed && s->tl.error)
+		ctx->failed_streams++;
+	ctx->queued--;
+	ctx->completions++;
+	/* Frees a small batch at once, defers a vmalloc'ed one. */
+	as_collect_locked(ctx, &rel, fl);
+	atomic64_inc(&as_retired_total);
+}
+
+/* Wake whatever may wait for what was retired: host waiters, poll, streams. */
+static void as_retired_wake_locked(struct as_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	as_ctx_kick_all_locked(ctx);
+	wake_up_all(&ctx->wq);
 }
 
 /**
@@ -104,19 +164,158 @@ static void as_engine_copy(struct asc_entry *e)
 void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 		      struct as_freelist *fl)
 {
-	struct asc_release rel = {};
-	bool was_failed = s->tl.error;
+	as_retire_quiet_locked(ctx, s, status, fl);
+	as_retired_wake_locked(ctx);
+}
+
+/*
+ * What an entry costs against an inline budget: its copy length, and at
+ * least the bookkeeping of any entry, about that of copying 64 bytes, so
+ * that a stream of cheap entries also ends an inline run.
+ */
+#define AS_INLINE_MIN_COST	64
+
+/*
+ * Copies of at most AS_COPY_LOCKED_MAX bytes (a few cache lines) run under
+ * the context lock: cheaper than dropping and retaking it. Waiters of
+ * entries retired back to back are woken once, at the latest before the
+ * run has copied AS_WAKE_BYTES more since the last wake-up.
+ */
+#define AS_COPY_LOCKED_MAX	256
+#define AS_WAKE_BYTES		(64 * 1024)
+
+/*
+ * Run a stream's queue until it is empty or blocked, or until the next
+ * entry would cost more than what is left of @budget (bytes). The caller
+ * owns the stream (@s->work_active). Returns true when it stopped on the
+ * budget with work left.
+ */
+static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
+				 u64 budget)
+{
+	bool more = false, woken = true;
+	struct as_freelist fl;
+	u64 pending = 0;
 
 	lockdep_assert_held(&ctx->lock);
-	asc_retire_head(&s->tl, &s->q, status, ktime_get_ns(), &rel);
-	if (!was_failed && s->tl.error)
-		ctx->failed_streams++;
-	ctx->queued--;
-	ctx->completions++;
-	as_collect_locked(ctx, &rel, fl);
-	atomic64_inc(&as_retired_total);
+	as_freelist_init(&fl);
+	for (;;) {
+		struct asc_entry *e = asc_queue_peek(&s->q);
+		int status, step;
+		u64 cost;
 
-	as_ctx_kick_all_locked(ctx);
+		if (!e)
+			break;
+		if (ctx->executor && !ctx->closing)
+			break;
+		cost = max_t(u64, e->desc.op == ACCEL_OP_COPY ? e->desc.length : 0,
+			     AS_INLINE_MIN_COST);
+		if (cost > budget) {
+			more = true;
+			break;
+		}
+		budget -= cost;
+		/* What to do with the head is the core's call. */
+		step = asc_engine_next(&s->tl, &s->q, ctx->closing,
+				       ctx->executor, &status);
+		if (step == ASC_STEP_IDLE || step == ASC_STEP_BLOCKED)
+			break;
+		if (step == ASC_STEP_COPY &&
+		    e->desc.length <= AS_COPY_LOCKED_MAX) {
+			as_engine_copy(e, false);
+			pending += e->desc.length;
+		} else if (step == ASC_STEP_COPY) {
+			/* Waiters of what retired run meanwhile. */
+			if (!woken && pending + e->desc.length > AS_WAKE_BYTES) {
+				as_retired_wake_locked(ctx);
+				woken = true;
+				pending = 0;
+			}
+			spin_unlock(&ctx->lock);
+			as_engine_copy(e, true);
+			spin_lock(&ctx->lock);
+			pending += e->desc.length;
+		}
+
+		/*
+		 * One wake-up for a run of entries retired back to back: given
+		 * before a copy that would take the run past AS_WAKE_BYTES,
+		 * before the lock is dropped to free or reschedule, and at
+		 * the end.
+		 */
+		as_retire_quiet_locked(ctx, s, status, &fl);
+		woken = false;
+		if (!as_freelist_empty(&fl)) {
+			/* Unpinning and freeing may sleep: drop the lock. */
+			as_retired_wake_locked(ctx);
+			woken = true;
+			pending = 0;
+			spin_unlock(&ctx->lock);
+			as_freelist_free(ctx, &fl);
+			spin_lock(&ctx->lock);
+		}
+		if (need_resched() || spin_needbreak(&ctx->lock)) {
+			if (!woken)
+				as_retired_wake_locked(ctx);
+			woken = true;
+			pending = 0;
+			cond_resched_lock(&ctx->lock);
+		}
+	}
+	if (!woken)
+		as_retired_wake_locked(ctx);
+	return more;
+}
+
+/*
+ * The owner of a stream lets go of it. Returns true when the stream is
+ * destroyed, drained and unreferenced: the caller frees it after unlocking.
+ */
+static bool as_engine_release_locked(struct as_ctx *ctx, struct as_stream *s)
+{
+	bool free_self;
+
+	lockdep_assert_held(&ctx->lock);
+	s->work_active = false;
+	free_self = as_stream_freeable_locked(ctx, s);
+	if (free_self)
+		list_del(&s->node);
+	return free_self;
+}
+
+/**
+ * as_engine_submit_locked() - start the engine on what was just submitted
+ * @ctx: the context.
+ * @s: the stream, with new entries queued.
+ * @fl: where the stream goes if it was destroyed meanwhile and is drained.
+ *
+ * On an idle stream (no worker queued or running), ready copies of up to
+ * inline_copy_bytes in all run here, in the submitting thread, before the
+ * submission returns; what is left (a larger copy) goes to the worker. A
+ * busy stream's worker finds the new entries itself. With an executor
+ * attached, nothing runs here.
+ *
+ * Context: process context, @ctx->lock held; drops and retakes it.
+ */
+void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
+			     struct as_freelist *fl)
+{
+	u64 budget = READ_ONCE(inline_copy_bytes);
+	struct asc_entry *head;
+
+	lockdep_assert_held(&ctx->lock);
+	head = asc_queue_peek(&s->q);
+	if (!budget || s->work_active || ctx->executor || !head ||
+	    asc_entry_ready(head) <= 0) {
+		as_stream_kick_locked(ctx, s);
+		return;
+	}
+	s->work_active = true;
+	if (as_engine_run_locked(ctx, s, budget))
+		as_engine_queue(s);
+	else if (as_engine_release_locked(ctx, s))
+		list_add(&s->free_node, &fl->streams);	/* destroyed meanwhile */
+	/* As in the worker: a release() waiter may be watching work_active. */
 	wake_up_all(&ctx->wq);
 }
 
@@ -136,37 +335,11 @@ void as_engine_work(struct work_struct *work)
 {
 	struct as_stream *s = container_of(work, struct as_stream, work);
 	struct as_ctx *ctx = s->ctx;
-	struct as_freelist fl;
 	bool free_self;
 
-	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
-	for (;;) {
-		int status, step;
-
-		step = asc_engine_next(&s->tl, &s->q, ctx->closing,
-				       ctx->executor, &status);
-		if (step == ASC_STEP_IDLE || step == ASC_STEP_BLOCKED)
-			break;
-		if (step == ASC_STEP_COPY) {
-			spin_unlock(&ctx->lock);
-			as_engine_copy(asc_queue_peek(&s->q));
-			spin_lock(&ctx->lock);
-		}
-		as_retire_locked(ctx, s, status, &fl);
-		if (!as_freelist_empty(&fl)) {
-			/* Unpinning and freeing may sleep: drop the lock. */
-			spin_unlock(&ctx->lock);
-			as_freelist_free(ctx, &fl);
-			spin_lock(&ctx->lock);
-		}
-		cond_resched_lock(&ctx->lock);
-	}
-
-	s->work_active = false;
-	free_self = as_stream_freeable_locked(ctx, s);
-	if (free_self)
-		list_del(&s->node);
+	as_engine_run_locked(ctx, s, U64_MAX);
+	free_self = as_engine_release_locked(ctx, s);
 	/* Woken under the lock: release() may free @ctx once we drop it. */
 	wake_up_all(&ctx->wq);
 	spin_unlock(&ctx->lock);

@@ -274,7 +274,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	}
 	ctx->queued += count;
 	*seq = s->tl.submitted;
-	as_stream_kick_locked(ctx, s);
+	as_engine_submit_locked(ctx, s, &fl);
 	if (ctx->executor)
 		wake_up_all(&ctx->wq);	/* a fetch may be waiting */
 	spin_unlock(&ctx->lock);
@@ -299,8 +299,10 @@ err_unlock:
  */
 int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 {
+	/* A few descriptors, the common case, are copied in on the stack. */
+	struct accel_desc stack_descs[4];
 	struct accel_submit req;
-	struct accel_desc *descs;
+	struct accel_desc *descs = stack_descs;
 	u32 i;
 	int ret;
 
@@ -310,7 +312,8 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (ret)
 		return ret;
 
-	descs = kvmalloc_array(req.count, sizeof(*descs), GFP_KERNEL);
+	if (req.count > ARRAY_SIZE(stack_descs))
+		descs = kvmalloc_array(req.count, sizeof(*descs), GFP_KERNEL);
 	if (!descs)
 		return -ENOMEM;
 	if (copy_from_user(descs, u64_to_user_ptr(req.descs),
@@ -328,6 +331,7 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (!ret && copy_to_user(arg, &req, sizeof(req)))
 		ret = -EFAULT;
 out_free:
-	kvfree(descs);
+	if (descs != stack_descs)
+		kvfree(descs);
 	return ret;
 }

@@ -9,7 +9,7 @@
 #           install), kmod, cpio, xz
 #   rt    - PREEMPT_RT kernel image and headers
 #   build - compiler toolchain for userspace + libkmod and libsmartcols,
-#           clang for libFuzzer
+#           clang for libFuzzer, gnuplot for make -C bench plot
 #   docs  - Sphinx for make htmldocs (the kernel-doc extension comes from
 #           linux-source-6.1, in vm)
 #   pkg   - what make deb, lintian and the DKMS checks need (debian/control's
@@ -31,7 +31,7 @@ pkgs_for() {
 	            coreutils rsync ;;
 	rt)    echo linux-image-rt-amd64 linux-headers-rt-amd64 ;;
 	build) echo gcc make pkg-config libkmod-dev libsmartcols-dev binutils \
-	            clang libclang-rt-14-dev ;;
+	            clang libclang-rt-14-dev gnuplot-nox ;;
 	docs)  echo python3-sphinx ;;
 	pkg)   echo debhelper dh-dkms dkms dpkg-dev lintian git xz-utils ;;
 	debug) echo linux-source-6.12 flex bison bc libelf-dev libssl-dev ;;

@@ -261,4 +261,117 @@ TEST_F(copy, same_region)
 	free(ref);
 }
 
+#define INLINE_PARAM	"/sys/module/accelstream/parameters/inline_copy_bytes"
+
+/* The module's inline_copy_bytes, or -1 when it cannot be read. */
+static long inline_copy_bytes(void)
+{
+	FILE *f = fopen(INLINE_PARAM, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Small ready copies submitted to an idle stream run in the submitting
+ * thread: done, data in place, when SUBMIT returns, without any sync. A
+ * batch over the budget finishes the rest in the worker, in order.
+ */
+TEST_F(copy, small_on_idle_stream_done_at_submit)
+{
+	const size_t n = 64, nb = 64, span = 1 << 20;
+	long budget = inline_copy_bytes();
+	struct accel_desc d[64];
+	struct accel_stream_query q;
+	uint8_t *src, *dst;
+	uint32_t hs, hd, s;
+	uint64_t seq;
+	size_t i, big;
+
+	ASSERT_LE(0, budget) TH_LOG("cannot read " INLINE_PARAM);
+	if (budget < (long)(n * nb))
+		SKIP(return, "inline_copy_bytes=%ld is below %zu", budget, n * nb);
+	src = anon_map(span);
+	dst = anon_map(span);
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	fill_random(src, span, 77);
+	ASSERT_EQ(0, accel_register(self->fd, src, span, ACCEL_MEM_READONLY, &hs));
+	ASSERT_EQ(0, accel_register(self->fd, dst, span, 0, &hd));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s));
+
+	/* One copy per submission, 200 times: each done when SUBMIT returns. */
+	for (i = 0; i < 200; i++) {
+		size_t off = (i * n) % (span - n);
+
+		ASSERT_EQ(0, accel_submit1(self->fd, s,
+					   d_copy(hd, off, hs, off, n), &seq));
+		ASSERT_EQ(0, accel_query(self->fd, s, &q));
+		ASSERT_EQ(seq, q.completed) TH_LOG("copy %zu", i);
+		ASSERT_EQ(0, q.queued);
+		ASSERT_EQ(-1, first_diff(dst + off, src + off, n));
+	}
+
+	/* A batch of 64 x 64 B: all done at return. */
+	memset(dst, 0, span);
+	for (i = 0; i < nb; i++)
+		d[i] = d_copy(hd, i * n, hs, i * n, n);
+	ASSERT_EQ(0, accel_submit(self->fd, s, d, nb, &seq));
+	ASSERT_EQ(0, accel_query(self->fd, s, &q));
+	EXPECT_EQ(seq, q.completed);
+	EXPECT_EQ(-1, first_diff(dst, src, n * nb));
+
+	/*
+	 * Over the budget: 64 copies of budget / 16 bytes each. What the
+	 * budget does not cover goes to the worker; all of it lands, in order
+	 * (the last copy rewrites the first 64 bytes the first one wrote).
+	 */
+	big = (size_t)budget / 16 + 1;
+	ASSERT_LE(big * nb + n, span);
+	memset(dst, 0, span);
+	for (i = 0; i < nb; i++)
+		d[i] = d_copy(hd, i * big, hs, i * big, big);
+	d[nb - 1] = d_copy(hd, 0, hs, span - n, n);
+	ASSERT_EQ(0, accel_submit(self->fd, s, d, nb, &seq));
+	ASSERT_EQ(0, accel_drain(self->fd, s));
+	ASSERT_EQ(0, accel_query(self->fd, s, &q));
+	EXPECT_EQ(seq, q.completed);
+	EXPECT_EQ(-1, first_diff(dst + n, src + n, big * (nb - 1) - n));
+	EXPECT_EQ(-1, first_diff(dst, src + span - n, n));
+	munmap(src, span);
+	munmap(dst, span);
+}
+
+/* A small copy behind a closed gate is not run at submit, nor after it. */
+TEST_F(copy, small_behind_wait_not_inline)
+{
+	uint8_t *src = anon_map(4096), *dst = anon_map(4096);
+	struct accel_stream_query q;
+	struct gate g;
+	uint32_t hs, hd, s;
+	uint64_t seq;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	memset(src, 0x5a, 4096);
+	ASSERT_EQ(0, accel_register(self->fd, src, 4096, 0, &hs));
+	ASSERT_EQ(0, accel_register(self->fd, dst, 4096, 0, &hd));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s));
+	ASSERT_EQ(0, gate_on(self->fd, &g, s));
+	ASSERT_EQ(0, accel_submit1(self->fd, s, d_copy(hd, 0, hs, 0, 64), &seq));
+	ASSERT_EQ(0, accel_query(self->fd, s, &q));
+	EXPECT_EQ(seq - 2, q.completed);
+	EXPECT_EQ(0, dst[0]);
+	ASSERT_EQ(0, gate_open(self->fd, &g));
+	ASSERT_EQ(0, accel_drain(self->fd, s));
+	EXPECT_EQ(-1, first_diff(dst, src, 64));
+	munmap(src, 4096);
+	munmap(dst, 4096);
+}
+
 ACCEL_HARNESS_MAIN
