@@ -87,7 +87,7 @@ static int as_regions_show(struct seq_file *m, void *unused)
 	spin_lock(&ctx->lock);
 	list_for_each_entry(r, &ctx->regions, node)
 		seq_printf(m, "%u %s %llu %llu %u %s\n", r->obj.handle,
-			   as_kind_names[r->kind], r->core.size,
+			   as_kind_names[r->core.kind], r->core.size,
 			   r->core.inflight, r->core.flags,
 			   r->core.released ? "released" : "live");
 	spin_unlock(&ctx->lock);

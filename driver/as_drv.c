@@ -24,7 +24,7 @@
 
 #include "as_drv.h"
 
-/* 0 at load: a quarter of RAM (as_default_pinned_mb()), set in as_init(). */
+/* 0 at load: a quarter of RAM (asc_default_pinned_mb()), set in as_init(). */
 static unsigned int max_pinned_mb;
 module_param(max_pinned_mb, uint, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
@@ -106,7 +106,7 @@ void as_freelist_init(struct as_freelist *fl)
 	INIT_LIST_HEAD(&fl->streams);
 	INIT_LIST_HEAD(&fl->regions);
 	INIT_LIST_HEAD(&fl->events);
-	INIT_LIST_HEAD(&fl->batches);
+	fl->batches = NULL;
 }
 
 /**
@@ -118,7 +118,7 @@ void as_freelist_init(struct as_freelist *fl)
 bool as_freelist_empty(const struct as_freelist *fl)
 {
 	return list_empty(&fl->streams) && list_empty(&fl->regions) &&
-	       list_empty(&fl->events) && list_empty(&fl->batches);
+	       list_empty(&fl->events) && !fl->batches;
 }
 
 /**
@@ -129,7 +129,7 @@ bool as_freelist_empty(const struct as_freelist *fl)
  *
  * Context: @ctx->lock held.
  */
-void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
+void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		       struct as_freelist *fl)
 {
 	unsigned int i;
@@ -157,9 +157,19 @@ void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
 		list_del(&ev->node);
 		list_add(&ev->free_node, &fl->events);
 	}
+	if (rel->batch) {
+		/* kfree() is fine under the lock, vfree() is not. */
+		if (is_vmalloc_addr(rel->batch)) {
+			rel->batch->next = fl->batches;
+			fl->batches = rel->batch;
+		} else {
+			kfree(rel->batch);
+		}
+	}
 	rel->ntl = 0;
 	rel->nregion = 0;
 	rel->nevent = 0;
+	rel->batch = NULL;
 }
 
 /**
@@ -174,10 +184,12 @@ void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
 	struct as_stream *s, *stmp;
 	struct as_mem *m, *mtmp;
 	struct as_event_obj *ev, *etmp;
-	struct as_batch *b, *btmp;
+	struct asc_batch *b;
 
 	/* A context may hold tens of thousands of objects: yield as we go. */
-	list_for_each_entry_safe(b, btmp, &fl->batches, free_node) {
+	while (fl->batches) {
+		b = fl->batches;
+		fl->batches = b->next;
 		kvfree(b);
 		cond_resched();
 	}
@@ -247,27 +259,11 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&info, arg, sizeof(info)))
 		return -EFAULT;
-	if (as_check_info(&info))
+	if (asc_check_info(&info))
 		return -EINVAL;
 
-	memset(&info, 0, sizeof(info));
-	info.abi_version = ACCEL_ABI_VERSION;
-	info.caps = ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC |
-		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS |
-		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL |
-		    ACCEL_CAP_DEFERRED_RELEASE | ACCEL_CAP_EXECUTOR |
-		    ACCEL_CAP_QUERY;
-	info.max_streams = AS_MAX_STREAMS;
-	info.max_events = AS_MAX_EVENTS;
-	info.max_regions = AS_MAX_REGIONS;
-	info.max_submit = AS_MAX_SUBMIT;
-	info.queue_depth = AS_QUEUE_DEPTH;
-	info.max_wait = AS_MAX_WAIT;
-	info.greatest_priority = AS_GREATEST_PRIORITY;
-	info.least_priority = AS_LEAST_PRIORITY;
-	info.max_pinned_bytes = ctx->max_pinned_bytes;
-	info.max_device_bytes = ctx->max_device_bytes;
-	info.page_size = PAGE_SIZE;
+	asc_info_fill(&info, ASC_CAPS | ACCEL_CAP_POLL | ACCEL_CAP_QUERY,
+		      ctx->max_pinned_bytes, ctx->max_device_bytes, PAGE_SIZE);
 
 	if (copy_to_user(arg, &info, sizeof(info)))
 		return -EFAULT;
@@ -327,7 +323,7 @@ static int as_ctx_idle(struct as_ctx *ctx, void *arg)
 static int as_release(struct inode *inode, struct file *file)
 {
 	struct as_ctx *ctx = file->private_data;
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct as_event_obj *ev, *etmp;
 	struct as_stream *s, *stmp;
 	struct as_mem *m, *mtmp;
@@ -360,7 +356,7 @@ static int as_release(struct inode *inode, struct file *file)
 	spin_lock(&ctx->lock);
 	list_for_each_entry_safe(ev, etmp, &ctx->events, node) {
 		if (!ev->core.dead)
-			as_event_kill(&ev->core, &rel);
+			asc_event_kill(&ev->core, &rel);
 		rel.ntl = 0;
 		list_del(&ev->node);
 		list_add(&ev->free_node, &fl.events);
@@ -385,60 +381,27 @@ static int as_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+typedef int (*as_ioctl_fn)(struct as_ctx *ctx, void __user *arg);
+
+/* The handler of every command, from the core's one list of them. */
+#define ASC_IOCTL(cmd, name) \
+	[ASC_IOC_##cmd] = as_##name##_ioctl,
+static const as_ioctl_fn as_ioctls[ASC_NR_IOCTLS] = {
+#include "asc_ioctls.h"
+#undef ASC_IOCTL
+};
+
 static long as_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct as_ctx *ctx = file->private_data;
-	void __user *uarg = (void __user *)arg;
+	int nr;
 
 	if (current->mm != ctx->mm)
 		return -EACCES;
-
-	switch (cmd) {
-	case ACCEL_IOC_GET_INFO:
-		return as_get_info_ioctl(ctx, uarg);
-	case ACCEL_IOC_QUERY:
-		return as_query_ioctl(ctx, uarg);
-	case ACCEL_IOC_MEM_REGISTER:
-		return as_mem_register_ioctl(ctx, uarg);
-	case ACCEL_IOC_MEM_ALLOC:
-		return as_mem_alloc_ioctl(ctx, uarg);
-	case ACCEL_IOC_MEM_RELEASE:
-		return as_mem_release_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_CREATE:
-		return as_stream_create_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_DESTROY:
-		return as_stream_destroy_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_QUERY:
-		return as_stream_query_ioctl(ctx, uarg);
-	case ACCEL_IOC_STREAM_SYNC:
-		return as_stream_sync_ioctl(ctx, uarg);
-	case ACCEL_IOC_SUBMIT:
-		return as_submit_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_CREATE:
-		return as_event_create_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_DESTROY:
-		return as_event_destroy_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_RECORD:
-		return as_event_record_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_QUERY:
-		return as_event_query_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_ELAPSED:
-		return as_event_elapsed_ioctl(ctx, uarg);
-	case ACCEL_IOC_EVENT_SIGNAL:
-		return as_event_signal_ioctl(ctx, uarg);
-	case ACCEL_IOC_WAIT:
-		return as_wait_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_ATTACH:
-		return as_exec_attach_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_DETACH:
-		return as_exec_detach_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_FETCH:
-		return as_exec_fetch_ioctl(ctx, uarg);
-	case ACCEL_IOC_EXEC_COMPLETE:
-		return as_exec_complete_ioctl(ctx, uarg);
-	default:
-		return -ENOTTY;
-	}
+	nr = asc_ioctl_index(cmd);
+	if (nr < 0)
+		return nr;
+	return as_ioctls[nr](ctx, (void __user *)arg);
 }
 
 static int as_completions_ready(struct as_ctx *ctx, void *arg)
@@ -527,7 +490,7 @@ static int __init as_init(void)
 	int ret;
 
 	if (!max_pinned_mb)
-		max_pinned_mb = as_default_pinned_mb((u64)totalram_pages() <<
+		max_pinned_mb = asc_default_pinned_mb((u64)totalram_pages() <<
 						     PAGE_SHIFT);
 	as_wq = alloc_workqueue("accelstream", WQ_UNBOUND, 0);
 	if (!as_wq)

@@ -22,7 +22,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
-#include "as_core.h"
+#include "asc_core.h"
 
 #define AS_DRV_NAME	"accelstream"
 
@@ -142,10 +142,9 @@ enum as_mem_kind {
 /**
  * struct as_mem - a region
  * @obj: handle head.
- * @core: the core's view (size, flags, in-flight count, released).
+ * @core: the core's view (size, flags, kind, registered address, in-flight
+ *	count, released); @core.kind is an &enum as_mem_kind.
  * @ctx: the owning context.
- * @kind: an &enum as_mem_kind.
- * @addr: AS_MEM_USER, AS_MEM_EXTERNAL: the registered address.
  * @first_off: byte offset of region offset 0 in the first of @pages.
  * @pages: the pages backing the region.
  * @npages: number of @pages.
@@ -156,10 +155,8 @@ enum as_mem_kind {
  */
 struct as_mem {
 	struct as_obj obj;
-	struct as_region core;
+	struct asc_region core;
 	struct as_ctx *ctx;
-	enum as_mem_kind kind;
-	u64 addr;
 	unsigned long first_off;
 	struct page **pages;
 	unsigned long npages;
@@ -180,9 +177,6 @@ struct as_mem {
  *	the queue inline; set and cleared under @ctx->lock. While set that
  *	owner runs the queue (one at a time, in order) and owns the stream's
  *	freeing.
- * @fetch_last: with an executor attached, the last entry handed out while
- *	it is queued (NULL: start from the head), so that a fetch does not
- *	walk what it handed out before.
  * @destroyed: the handle is gone; freed once drained and unreferenced.
  * @flags: creation flags.
  * @priority: effective priority.
@@ -191,12 +185,11 @@ struct as_mem {
  */
 struct as_stream {
 	struct as_obj obj;
-	struct as_timeline tl;
-	struct as_queue q;
+	struct asc_timeline tl;
+	struct asc_queue q;
 	struct as_ctx *ctx;
 	struct work_struct work;
 	bool work_active;
-	struct as_entry *fetch_last;
 	bool destroyed;
 	u32 flags;
 	s32 priority;
@@ -213,24 +206,9 @@ struct as_stream {
  */
 struct as_event_obj {
 	struct as_obj obj;
-	struct as_event core;
+	struct asc_event core;
 	struct list_head node;
 	struct list_head free_node;
-};
-
-/**
- * struct as_batch - the entries of one submission, one allocation
- * @remaining: entries not yet retired; freed at zero.
- * @free_node: on a local list of batches to free after unlocking.
- * @ents: the entries.
- */
-struct as_batch {
-	u32 remaining;
-	struct list_head free_node;
-	struct as_qent {
-		struct as_entry core;
-		struct as_batch *batch;
-	} ents[];
 };
 
 /**
@@ -238,26 +216,26 @@ struct as_batch {
  * @streams: &struct as_stream via @free_node.
  * @regions: &struct as_mem via @free_node.
  * @events: &struct as_event_obj via @free_node.
- * @batches: &struct as_batch via @free_node, freed with kvfree().
+ * @batches: &struct asc_batch via its @next, freed with kvfree().
  */
 struct as_freelist {
 	struct list_head streams;
 	struct list_head regions;
 	struct list_head events;
-	struct list_head batches;
+	struct asc_batch *batches;
 };
 
-static inline struct as_stream *to_as_stream(struct as_timeline *tl)
+static inline struct as_stream *to_as_stream(struct asc_timeline *tl)
 {
 	return container_of(tl, struct as_stream, tl);
 }
 
-static inline struct as_mem *to_as_mem(struct as_region *r)
+static inline struct as_mem *to_as_mem(struct asc_region *r)
 {
 	return container_of(r, struct as_mem, core);
 }
 
-static inline struct as_event_obj *to_as_event(struct as_event *ev)
+static inline struct as_event_obj *to_as_event(struct asc_event *ev)
 {
 	return container_of(ev, struct as_event_obj, core);
 }
@@ -298,7 +276,7 @@ static inline struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx,
 
 int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type);
 void as_freelist_init(struct as_freelist *fl);
-void as_collect_locked(struct as_ctx *ctx, struct as_release *rel,
+void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		       struct as_freelist *fl);
 void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl);
 bool as_freelist_empty(const struct as_freelist *fl);

@@ -28,7 +28,7 @@ MODULE_PARM_DESC(inline_copy_bytes,
 
 static void as_engine_queue(struct as_stream *s)
 {
-	queue_work(s->priority < AS_LEAST_PRIORITY ? as_wq_hi : as_wq,
+	queue_work(s->priority < ASC_LEAST_PRIORITY ? as_wq_hi : as_wq,
 		   &s->work);
 }
 
@@ -44,15 +44,10 @@ static void as_engine_queue(struct as_stream *s)
  */
 void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s)
 {
-	struct as_entry *head = as_queue_peek(&s->q);
-
 	lockdep_assert_held(&ctx->lock);
-	if (s->work_active || !head)
-		return;
-	if (ctx->executor && !ctx->closing)
-		return;
 	/* A blocked head is kicked again by whatever unblocks it. */
-	if (!ctx->closing && !s->tl.error && !as_entry_ready(head))
+	if (s->work_active ||
+	    !asc_engine_runnable(&s->tl, &s->q, ctx->closing, ctx->executor))
 		return;
 	s->work_active = true;
 	as_engine_queue(s);
@@ -88,7 +83,7 @@ static struct page *as_mem_page(struct as_mem *m, u64 off, size_t *in_page)
  * Copy between two regions' pages: without the context lock and yielding
  * as it goes when @may_sleep, else (a small copy) under it.
  */
-static void as_engine_copy(struct as_entry *e, bool may_sleep)
+static void as_engine_copy(struct asc_entry *e, bool may_sleep)
 {
 	struct as_mem *dst = to_as_mem(e->dst);
 	struct as_mem *src = to_as_mem(e->src);
@@ -125,37 +120,24 @@ static void as_engine_copy(struct as_entry *e, bool may_sleep)
 static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 				   int status, struct as_freelist *fl)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	bool was_failed = s->tl.error;
-	struct as_entry *e;
-	struct as_qent *qe;
+	struct asc_entry *e;
 
 	lockdep_assert_held(&ctx->lock);
-	e = as_queue_peek(&s->q);
+	e = asc_queue_peek(&s->q);
 	/*
 	 * Only an entry naming an event can take a timestamp: no clock read
 	 * per copy (with the HPET clocksource, each is a device access).
 	 */
-	e = as_retire_head(&s->tl, &s->q, status, e->event ? ktime_get_ns() : 0,
-			   &rel);
-	if (s->fetch_last == e)
-		s->fetch_last = NULL;
-	if (s->tl.fetched < s->tl.completed)
-		s->tl.fetched = s->tl.completed;
+	asc_retire_head(&s->tl, &s->q, status, e->event ? ktime_get_ns() : 0,
+			&rel);
 	if (!was_failed && s->tl.error)
 		ctx->failed_streams++;
 	ctx->queued--;
 	ctx->completions++;
+	/* Frees a small batch at once, defers a vmalloc'ed one. */
 	as_collect_locked(ctx, &rel, fl);
-
-	qe = container_of(e, struct as_qent, core);
-	if (--qe->batch->remaining == 0) {
-		/* kfree() is fine under the lock, vfree() is not. */
-		if (is_vmalloc_addr(qe->batch))
-			list_add(&qe->batch->free_node, &fl->batches);
-		else
-			kfree(qe->batch);
-	}
 	atomic64_inc(&as_retired_total);
 }
 
@@ -184,13 +166,6 @@ void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 {
 	as_retire_quiet_locked(ctx, s, status, fl);
 	as_retired_wake_locked(ctx);
-}
-
-static bool as_entry_external(const struct as_entry *e)
-{
-	return e->desc.op == ACCEL_OP_COPY &&
-	       (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
-		to_as_mem(e->src)->kind == AS_MEM_EXTERNAL);
 }
 
 /*
@@ -225,13 +200,13 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 	lockdep_assert_held(&ctx->lock);
 	as_freelist_init(&fl);
 	for (;;) {
-		struct as_entry *e = as_queue_peek(&s->q);
-		int status = 0;
+		struct asc_entry *e = asc_queue_peek(&s->q);
+		int status, step;
 		u64 cost;
 
 		if (!e)
 			break;
-		if (ctx->executor && !ctx->closing && !s->tl.error)
+		if (ctx->executor && !ctx->closing)
 			break;
 		cost = max_t(u64, e->desc.op == ACCEL_OP_COPY ? e->desc.length : 0,
 			     AS_INLINE_MIN_COST);
@@ -240,37 +215,26 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 			break;
 		}
 		budget -= cost;
-		if (ctx->closing || s->tl.error) {
-			status = -ECANCELED;
-		} else {
-			int ready = as_entry_ready(e);
-
-			if (!ready)
-				break;
-			if (ready < 0) {
-				status = ready;
-			} else if (as_entry_external(e)) {
-				/* Only an executor can reach its memory. */
-				status = -ENXIO;
-			} else if (e->desc.op == ACCEL_OP_COPY &&
-				   e->desc.length <= AS_COPY_LOCKED_MAX) {
-				as_engine_copy(e, false);
-				pending += e->desc.length;
-			} else if (e->desc.op == ACCEL_OP_COPY) {
-				/* Waiters of what retired run meanwhile. */
-				if (!woken && pending + e->desc.length >
-					      AS_WAKE_BYTES) {
-					as_retired_wake_locked(ctx);
-					woken = true;
-					pending = 0;
-				}
-				spin_unlock(&ctx->lock);
-				as_engine_copy(e, true);
-				spin_lock(&ctx->lock);
-				pending += e->desc.length;
-			} else {
-				as_entry_execute(e);
+		/* What to do with the head is the core's call. */
+		step = asc_engine_next(&s->tl, &s->q, ctx->closing,
+				       ctx->executor, &status);
+		if (step == ASC_STEP_IDLE || step == ASC_STEP_BLOCKED)
+			break;
+		if (step == ASC_STEP_COPY &&
+		    e->desc.length <= AS_COPY_LOCKED_MAX) {
+			as_engine_copy(e, false);
+			pending += e->desc.length;
+		} else if (step == ASC_STEP_COPY) {
+			/* Waiters of what retired run meanwhile. */
+			if (!woken && pending + e->desc.length > AS_WAKE_BYTES) {
+				as_retired_wake_locked(ctx);
+				woken = true;
+				pending = 0;
 			}
+			spin_unlock(&ctx->lock);
+			as_engine_copy(e, true);
+			spin_lock(&ctx->lock);
+			pending += e->desc.length;
 		}
 
 		/*
@@ -337,12 +301,12 @@ void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
 			     struct as_freelist *fl)
 {
 	u64 budget = READ_ONCE(inline_copy_bytes);
-	struct as_entry *head;
+	struct asc_entry *head;
 
 	lockdep_assert_held(&ctx->lock);
-	head = as_queue_peek(&s->q);
+	head = asc_queue_peek(&s->q);
 	if (!budget || s->work_active || ctx->executor || !head ||
-	    as_entry_ready(head) <= 0) {
+	    asc_entry_ready(head) <= 0) {
 		as_stream_kick_locked(ctx, s);
 		return;
 	}

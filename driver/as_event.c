@@ -23,17 +23,17 @@ int as_event_create_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_event_create(&req);
+	ret = asc_check_event_create(&req);
 	if (ret)
 		return ret;
 
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		return -ENOMEM;
-	as_event_init(&ev->core, req.flags);
+	asc_event_init(&ev->core, req.flags);
 
 	spin_lock(&ctx->lock);
-	if (ctx->nevents >= AS_MAX_EVENTS) {
+	if (ctx->nevents >= ASC_MAX_EVENTS) {
 		spin_unlock(&ctx->lock);
 		ret = -ENOSPC;
 		goto err_free_event;
@@ -74,14 +74,14 @@ err_free_event:
  */
 int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct accel_handle req;
 	struct as_event_obj *ev;
 	struct as_freelist fl;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (as_check_handle(&req))
+	if (asc_check_handle(&req))
 		return -EINVAL;
 
 	as_freelist_init(&fl);
@@ -93,7 +93,7 @@ int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 	}
 	xa_erase(&ctx->handles, req.handle);
 	ctx->nevents--;
-	as_event_kill(&ev->core, &rel);
+	asc_event_kill(&ev->core, &rel);
 	if (!ev->core.refs)
 		rel.event[rel.nevent++] = &ev->core;
 	as_collect_locked(ctx, &rel, &fl);
@@ -119,9 +119,7 @@ int as_event_record_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	d.op = ACCEL_OP_EVENT_RECORD;
-	d.event = req.event;
-	ret = as_check_desc(&d);
+	ret = asc_check_event_record(&req, &d);
 	if (ret)
 		return ret;
 	ret = as_submit(ctx, req.stream, &d, 1, &req.seq);
@@ -143,33 +141,25 @@ int as_event_query_ioctl(struct as_ctx *ctx, void __user *arg)
 	struct accel_event_query req;
 	struct as_event_obj *ev;
 	struct as_stream *s;
-	u32 handle;
-	int error;
+	u32 handle, stream = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.pad)
+	if (asc_check_event_query(&req))
 		return -EINVAL;
 	handle = req.handle;
 
-	memset(&req, 0, sizeof(req));
 	spin_lock(&ctx->lock);
 	ev = as_event_lookup_locked(ctx, handle);
 	if (!ev) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	req.handle = handle;
-	req.state = as_event_state(&ev->core, &error);
-	req.error = error;
-	req.flags = ev->core.flags;
-	req.seq = ev->core.point.seq;
-	req.value = ev->core.value;
-	req.timestamp_ns = ev->core.timestamp_ns;
 	if (ev->core.point.tl) {
 		s = to_as_stream(ev->core.point.tl);
-		req.stream = s->destroyed ? 0 : s->obj.handle;
+		stream = s->destroyed ? 0 : s->obj.handle;
 	}
+	asc_event_query_fill(&req, handle, &ev->core, stream);
 	spin_unlock(&ctx->lock);
 
 	if (copy_to_user(arg, &req, sizeof(req)))
@@ -201,7 +191,7 @@ int as_event_elapsed_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (!start || !end)
 		ret = -ENOENT;
 	else
-		ret = as_event_elapsed(&start->core, &end->core, &ns);
+		ret = asc_event_elapsed(&start->core, &end->core, &ns);
 	spin_unlock(&ctx->lock);
 	if (ret)
 		return ret;
@@ -224,22 +214,19 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 {
 	struct accel_event_signal req;
 	struct as_event_obj *ev;
+	bool wake;
 	int ret;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_event_signal(&req);
+	ret = asc_check_event_signal(&req);
 	if (ret)
 		return ret;
 
 	spin_lock(&ctx->lock);
 	ev = as_event_lookup_locked(ctx, req.handle);
-	if (!ev) {
-		ret = -ENOENT;
-	} else if (!(ev->core.flags & ACCEL_EVENT_USER)) {
-		ret = -EINVAL;
-	} else if (as_event_signal(&ev->core, req.value,
-				   req.flags & ACCEL_SIGNAL_ERROR)) {
+	ret = asc_event_signal_user(ev ? &ev->core : NULL, &req, &wake);
+	if (wake) {
 		as_ctx_kick_all_locked(ctx);
 		wake_up_all(&ctx->wq);
 	}
@@ -248,7 +235,7 @@ int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg)
 }
 
 struct as_wait_arg {
-	struct as_wait_item *items;
+	struct asc_wait_item *items;
 	u32 count;
 	bool all;
 	u32 first;
@@ -258,7 +245,7 @@ static int as_wait_check_cb(struct as_ctx *ctx, void *arg)
 {
 	struct as_wait_arg *a = arg;
 
-	return as_wait_check(a->items, a->count, a->all, &a->first);
+	return asc_wait_check(a->items, a->count, a->all, &a->first);
 }
 
 /**
@@ -272,7 +259,7 @@ static int as_wait_check_cb(struct as_ctx *ctx, void *arg)
 int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 {
 	struct accel_wait_entry *ents;
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct accel_wait req;
 	struct as_wait_arg a;
 	struct as_freelist fl;
@@ -281,7 +268,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_wait(&req, AS_MAX_WAIT);
+	ret = asc_check_wait(&req, ASC_MAX_WAIT);
 	if (ret)
 		return ret;
 
@@ -297,7 +284,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto out_free;
 	}
 	for (i = 0; i < req.count; i++) {
-		ret = as_check_wait_entry(&ents[i]);
+		ret = asc_check_wait_entry(&ents[i]);
 		if (ret)
 			goto out_free;
 	}
@@ -310,15 +297,10 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 		struct as_event_obj *ev = as_event_lookup_locked(ctx,
 							ents[i].event);
 
-		if (!ev) {
-			ret = -ENOENT;
+		ret = asc_wait_entry_validate(ev ? &ev->core : NULL, &ents[i]);
+		if (ret)
 			break;
-		}
-		if (!(ev->core.flags & ACCEL_EVENT_USER) && ents[i].value) {
-			ret = -EINVAL;
-			break;
-		}
-		as_wait_item_init(&a.items[i], &ev->core, ents[i].value);
+		asc_wait_item_init(&a.items[i], &ev->core, ents[i].value);
 		taken++;
 	}
 	spin_unlock(&ctx->lock);
@@ -329,7 +311,7 @@ int as_wait_ioctl(struct as_ctx *ctx, void __user *arg)
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	for (i = 0; i < taken; i++) {
-		as_wait_item_fini(&a.items[i], &rel);
+		asc_wait_item_fini(&a.items[i], &rel);
 		as_collect_locked(ctx, &rel, &fl);
 	}
 	spin_unlock(&ctx->lock);

@@ -39,7 +39,7 @@ int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.pad)
+	if (asc_check_exec_attach(&req))
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -61,10 +61,8 @@ int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg)
 	}));
 
 	spin_lock(&ctx->lock);
-	list_for_each_entry(s, &ctx->streams, node) {
-		s->tl.fetched = s->tl.completed;
-		s->fetch_last = NULL;
-	}
+	list_for_each_entry(s, &ctx->streams, node)
+		asc_exec_attach_stream(&s->tl, &s->q);
 	spin_unlock(&ctx->lock);
 	return 0;
 }
@@ -88,7 +86,7 @@ int as_exec_detach_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.pad)
+	if (asc_check_exec_attach(&req))
 		return -EINVAL;
 
 	as_freelist_init(&fl);
@@ -103,8 +101,8 @@ int as_exec_detach_ioctl(struct as_ctx *ctx, void __user *arg)
 	 */
 restart:
 	list_for_each_entry(s, &ctx->streams, node) {
-		if (s->q.count && s->tl.fetched > s->tl.completed) {
-			while (s->q.count && s->tl.fetched > s->tl.completed)
+		if (asc_exec_detach_next(&s->tl, &s->q)) {
+			while (asc_exec_detach_next(&s->tl, &s->q))
 				as_retire_locked(ctx, s, -EIO, &fl);
 			goto restart;
 		}
@@ -116,32 +114,6 @@ restart:
 
 	as_freelist_free(ctx, &fl);
 	return 0;
-}
-
-/* The region address an executor copies at, for kinds that have one. */
-static u64 as_exec_addr(const struct as_region *r, u64 off)
-{
-	const struct as_mem *m = container_of(r, struct as_mem, core);
-
-	if (m->kind == AS_MEM_USER || m->kind == AS_MEM_EXTERNAL)
-		return m->addr + off;
-	return 0;
-}
-
-static void as_exec_fill(struct as_stream *s, struct as_entry *e,
-			 struct accel_exec_item *it)
-{
-	struct as_timeline *wait = as_exec_item_init(e, it);
-
-	it->stream = s->obj.handle;
-	if (wait)
-		it->wait_stream = to_as_stream(wait)->obj.handle;
-	if (e->desc.op == ACCEL_OP_COPY) {
-		it->dst_kind = to_as_mem(e->dst)->kind;
-		it->src_kind = to_as_mem(e->src)->kind;
-		it->dst_addr = as_exec_addr(e->dst, e->desc.dst_offset);
-		it->src_addr = as_exec_addr(e->src, e->desc.src_offset);
-	}
 }
 
 struct as_fetch_arg {
@@ -165,24 +137,9 @@ static int as_fetch_check(struct as_ctx *ctx, void *arg)
 		return -ENXIO;
 	while (progress && a->count < a->max) {
 		progress = false;
-		list_for_each_entry(s, &ctx->streams, node) {
-			struct as_entry *e;
-
-			if (s->tl.error)
-				continue;
-			e = s->fetch_last ? s->fetch_last->next :
-					    as_queue_peek(&s->q);
-			for (; e; e = e->next) {
-				if (e->seq <= s->tl.fetched)
-					continue;
-				if (a->count == a->max || !as_entry_fetchable(e))
-					break;
-				as_exec_fill(s, e, &a->items[a->count++]);
-				s->tl.fetched = e->seq;
-				s->fetch_last = e;
-				progress = true;
-			}
-		}
+		list_for_each_entry(s, &ctx->streams, node)
+			progress |= asc_fetch_stream(&s->tl, &s->q, a->items,
+						     a->max, &a->count);
 	}
 	return a->count ? 0 : -EAGAIN;
 }
@@ -203,8 +160,7 @@ int as_exec_fetch_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.pad || !req.items || !req.max_items ||
-	    req.max_items > AS_MAX_SUBMIT)
+	if (asc_check_exec_fetch(&req, ASC_MAX_SUBMIT))
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -240,32 +196,6 @@ static struct as_stream *as_exec_stream_locked(struct as_ctx *ctx, u32 handle)
 	return NULL;
 }
 
-/* Retire @s up to @d->seq; what failed stays sticky and the rest goes. */
-static int as_exec_done_locked(struct as_ctx *ctx,
-			       const struct accel_exec_done *d,
-			       struct as_freelist *fl)
-{
-	struct as_stream *s = as_exec_stream_locked(ctx, d->stream);
-	int ret;
-
-	if (!s)
-		return -ENOENT;
-	ret = as_exec_check_done(&s->tl, d);
-	if (ret)
-		return ret;
-	while (s->tl.completed < d->seq) {
-		int status = as_exec_done_status(&s->tl, as_queue_peek(&s->q), d);
-
-		as_retire_locked(ctx, s, status, fl);
-	}
-	/* A failed stream runs nothing more: what was not handed out goes. */
-	if (as_exec_cancel_rest(&s->tl)) {
-		while (s->q.count)
-			as_retire_locked(ctx, s, -ECANCELED, fl);
-	}
-	return 0;
-}
-
 /**
  * as_exec_complete_ioctl() - %ACCEL_IOC_EXEC_COMPLETE
  * @ctx: the context.
@@ -279,12 +209,12 @@ int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg)
 	struct accel_exec_complete req;
 	struct accel_exec_done *done;
 	struct as_freelist fl;
+	int ret = 0, status;
 	u32 i;
-	int ret = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.pad || !req.entries || !req.count || req.count > AS_MAX_SUBMIT)
+	if (asc_check_exec_complete(&req, ASC_MAX_SUBMIT))
 		return -EINVAL;
 
 	done = kvmalloc_array(req.count, sizeof(*done), GFP_KERNEL);
@@ -300,8 +230,15 @@ int as_exec_complete_ioctl(struct as_ctx *ctx, void __user *arg)
 	spin_lock(&ctx->lock);
 	if (!ctx->executor)
 		ret = -ENXIO;
-	for (i = 0; !ret && i < req.count; i++)
-		ret = as_exec_done_locked(ctx, &done[i], &fl);
+	/* Each retires its stream up to its seq, as the core says. */
+	for (i = 0; !ret && i < req.count; i++) {
+		struct as_stream *s = as_exec_stream_locked(ctx, done[i].stream);
+
+		ret = asc_exec_check_done(s ? &s->tl : NULL, &done[i]);
+		while (!ret &&
+		       asc_exec_done_next(&s->tl, &s->q, &done[i], &status))
+			as_retire_locked(ctx, s, status, &fl);
+	}
 	spin_unlock(&ctx->lock);
 	as_freelist_free(ctx, &fl);
 out_free:

@@ -23,7 +23,7 @@ static struct as_mem *as_mem_new(struct as_ctx *ctx, enum as_mem_kind kind)
 	if (!m)
 		return NULL;
 	m->ctx = ctx;
-	m->kind = kind;
+	m->core.kind = kind;
 	INIT_LIST_HEAD(&m->node);
 	return m;
 }
@@ -112,12 +112,9 @@ static bool as_mem_overlaps_locked(struct as_ctx *ctx, enum as_mem_kind kind,
 	struct as_mem *m;
 
 	lockdep_assert_held(&ctx->lock);
-	list_for_each_entry(m, &ctx->regions, node) {
-		if (m->kind != kind || m->core.released)
-			continue;
-		if (as_ranges_overlap(addr, size, m->addr, m->core.size))
+	list_for_each_entry(m, &ctx->regions, node)
+		if (asc_region_conflicts(&m->core, kind, addr, size))
 			return true;
-	}
 	return false;
 }
 
@@ -127,12 +124,12 @@ static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
 	int ret;
 
 	spin_lock(&ctx->lock);
-	if ((m->kind == AS_MEM_USER || m->kind == AS_MEM_EXTERNAL) &&
-	    as_mem_overlaps_locked(ctx, m->kind, m->addr, m->core.size)) {
+	if ((m->core.kind == AS_MEM_USER || m->core.kind == AS_MEM_EXTERNAL) &&
+	    as_mem_overlaps_locked(ctx, m->core.kind, m->core.addr, m->core.size)) {
 		spin_unlock(&ctx->lock);
 		return -EEXIST;
 	}
-	if (ctx->nregions >= AS_MAX_REGIONS) {
+	if (ctx->nregions >= ASC_MAX_REGIONS) {
 		spin_unlock(&ctx->lock);
 		return -ENOSPC;
 	}
@@ -160,7 +157,7 @@ static int as_mem_register_external(struct as_ctx *ctx, void __user *arg,
 	m = as_mem_new(ctx, AS_MEM_EXTERNAL);
 	if (!m)
 		return -ENOMEM;
-	m->addr = req->addr;
+	m->core.addr = req->addr;
 	m->core.size = req->size;
 	m->core.flags = req->flags;
 	ret = as_mem_insert(ctx, m);
@@ -192,7 +189,7 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_mem_register(&req);
+	ret = asc_check_mem_register(&req);
 	if (ret)
 		return ret;
 	if (req.flags & ACCEL_MEM_EXTERNAL)
@@ -211,7 +208,7 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 		return -ENOMEM;
 	first = req.addr & PAGE_MASK;
 	last = (req.addr + req.size - 1) & PAGE_MASK;
-	m->addr = req.addr;
+	m->core.addr = req.addr;
 	m->first_off = req.addr & ~PAGE_MASK;
 	m->npages = ((last - first) >> PAGE_SHIFT) + 1;
 	m->core.size = req.size;
@@ -280,7 +277,7 @@ int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_mem_alloc(&req);
+	ret = asc_check_mem_alloc(&req);
 	if (ret)
 		return ret;
 	host = req.flags == ACCEL_MEM_HOST;
@@ -378,7 +375,7 @@ bool as_mem_freeable_locked(struct as_ctx *ctx, struct as_mem *m)
  */
 void as_mem_free(struct as_ctx *ctx, struct as_mem *m)
 {
-	switch (m->kind) {
+	switch (m->core.kind) {
 	case AS_MEM_USER:
 		unpin_user_pages_dirty_lock(m->pages, m->npages,
 					    !(m->core.flags & ACCEL_MEM_READONLY));
@@ -419,7 +416,7 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_mem_release(&req);
+	ret = asc_check_mem_release(&req);
 	if (ret)
 		return ret;
 
@@ -429,7 +426,7 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	ret = as_region_release(&m->core, req.flags);
+	ret = asc_region_release(&m->core, req.flags);
 	if (ret < 0) {
 		spin_unlock(&ctx->lock);
 		return ret;
@@ -457,7 +454,7 @@ int as_mem_release_ioctl(struct as_ctx *ctx, void __user *arg)
  */
 int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct as_freelist fl;
 	unsigned long i, n = vma_pages(vma);
 	struct as_mem *m;
@@ -470,7 +467,7 @@ int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
 
 	spin_lock(&ctx->lock);
 	m = as_region_lookup_locked(ctx, vma->vm_pgoff);
-	if (!m || m->kind != AS_MEM_HOST_ALLOC) {
+	if (!m || m->core.kind != AS_MEM_HOST_ALLOC) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}

@@ -38,7 +38,7 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_stream_create(&req);
+	ret = asc_check_stream_create(&req);
 	if (ret)
 		return ret;
 
@@ -47,11 +47,11 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 		return -ENOMEM;
 	s->ctx = ctx;
 	s->flags = req.flags;
-	s->priority = as_clamp_priority(req.priority);
+	s->priority = asc_clamp_priority(req.priority);
 	INIT_WORK(&s->work, as_engine_work);
 
 	spin_lock(&ctx->lock);
-	if (ctx->nstreams >= AS_MAX_STREAMS) {
+	if (ctx->nstreams >= ASC_MAX_STREAMS) {
 		spin_unlock(&ctx->lock);
 		ret = -ENOSPC;
 		goto err_free_stream;
@@ -64,6 +64,7 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 	if (ret)
 		goto err_unlist;
 
+	s->tl.id = s->obj.handle;
 	req.handle = s->obj.handle;
 	req.priority = s->priority;
 	if (copy_to_user(arg, &req, sizeof(req)))
@@ -98,7 +99,7 @@ int as_stream_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (as_check_handle(&req))
+	if (asc_check_handle(&req))
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -136,24 +137,18 @@ int as_stream_query_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.pad)
+	if (asc_check_stream_query(&req))
 		return -EINVAL;
 	handle = req.handle;
 
-	memset(&req, 0, sizeof(req));
 	spin_lock(&ctx->lock);
 	s = as_stream_lookup_locked(ctx, handle);
 	if (!s) {
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	req.handle = handle;
-	req.submitted = s->tl.submitted;
-	req.completed = s->tl.completed;
-	req.error = s->tl.error;
-	req.flags = s->flags;
-	req.priority = s->priority;
-	req.queued = s->q.count;
+	asc_stream_query_fill(&req, handle, &s->tl, &s->q, s->flags,
+			      s->priority);
 	spin_unlock(&ctx->lock);
 
 	if (copy_to_user(arg, &req, sizeof(req)))
@@ -170,7 +165,7 @@ static int as_sync_check(struct as_ctx *ctx, void *arg)
 {
 	struct as_sync_arg *a = arg;
 
-	return as_timeline_check_sync(&a->s->tl, a->seq);
+	return asc_timeline_check_sync(&a->s->tl, a->seq);
 }
 
 /**
@@ -183,7 +178,7 @@ static int as_sync_check(struct as_ctx *ctx, void *arg)
  */
 int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct accel_stream_sync req;
 	struct as_sync_arg a;
 	struct as_freelist fl;
@@ -191,7 +186,7 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (as_check_stream_sync(&req))
+	if (asc_check_stream_sync(&req))
 		return -EINVAL;
 
 	spin_lock(&ctx->lock);
@@ -200,11 +195,10 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	if (req.seq > a.s->tl.submitted) {
+	if (asc_sync_target(&a.s->tl, req.seq, &a.seq)) {
 		spin_unlock(&ctx->lock);
 		return -EINVAL;
 	}
-	a.seq = req.seq ? req.seq : a.s->tl.submitted;
 	/* Keep the timeline while sleeping, even if the stream is destroyed. */
 	a.s->tl.refs++;
 	spin_unlock(&ctx->lock);
@@ -222,35 +216,19 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 	return ret;
 }
 
-/* Resolve the handles of one descriptor into @e and validate it. */
-static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
+/*
+ * Look up the handles of one descriptor (handle 0 finds nothing: the
+ * fields an op does not use are zero); the core judges what was found.
+ */
+static void as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e)
 {
-	const struct accel_desc *d = &e->desc;
-	struct as_event_obj *ev = NULL;
-	struct as_mem *dst = NULL, *src = NULL;
+	struct as_mem *dst = as_region_lookup_locked(ctx, e->desc.dst);
+	struct as_mem *src = as_region_lookup_locked(ctx, e->desc.src);
+	struct as_event_obj *ev = as_event_lookup_locked(ctx, e->desc.event);
 
-	switch (d->op) {
-	case ACCEL_OP_COPY:
-		dst = as_region_lookup_locked(ctx, d->dst);
-		src = as_region_lookup_locked(ctx, d->src);
-		if (!dst || !src)
-			return -ENOENT;
-		break;
-	case ACCEL_OP_EVENT_RECORD:
-	case ACCEL_OP_STREAM_WAIT:
-	case ACCEL_OP_HOST_WAIT:
-	case ACCEL_OP_HOST_SIGNAL:
-		ev = as_event_lookup_locked(ctx, d->event);
-		if (!ev)
-			return -ENOENT;
-		break;
-	default:
-		break;
-	}
 	e->dst = dst ? &dst->core : NULL;
 	e->src = src ? &src->core : NULL;
 	e->event = ev ? &ev->core : NULL;
-	return as_validate_desc(d, e->dst, e->src, e->event);
 }
 
 /**
@@ -258,7 +236,7 @@ static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
  * @ctx: the context.
  * @stream: the stream handle.
  * @descs: @count descriptors in kernel memory, shape-checked.
- * @count: 1 to %AS_MAX_SUBMIT.
+ * @count: 1 to %ASC_MAX_SUBMIT.
  * @seq: out: the sequence number of the last one.
  *
  * All descriptors are validated before any is queued.
@@ -269,9 +247,9 @@ static int as_resolve_locked(struct as_ctx *ctx, struct as_entry *e)
 int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	      u32 count, u64 *seq)
 {
-	struct as_release rel = {};
+	struct asc_release rel = {};
 	struct as_freelist fl;
-	struct as_batch *b;
+	struct asc_batch *b;
 	struct as_stream *s;
 	u32 i;
 	int ret;
@@ -279,46 +257,19 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	b = kvmalloc(struct_size(b, ents, count), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return -ENOMEM;
-	b->remaining = count;
-	for (i = 0; i < count; i++) {
-		b->ents[i].core.desc = descs[i];
-		b->ents[i].batch = b;
-	}
+	asc_batch_init(b, descs, count);
 
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	s = as_stream_lookup_locked(ctx, stream);
-	if (!s) {
-		ret = -ENOENT;
+	for (i = 0; i < count; i++)
+		as_resolve_locked(ctx, &b->ents[i]);
+	ret = asc_submit_admit(s ? &s->tl : NULL, s ? &s->q : NULL, b,
+			       ctx->executor);
+	if (ret)
 		goto err_unlock;
-	}
-	if (s->tl.error) {
-		ret = -EIO;
-		goto err_unlock;
-	}
-	if (s->q.count + count > AS_QUEUE_DEPTH) {
-		ret = -EAGAIN;
-		goto err_unlock;
-	}
 	for (i = 0; i < count; i++) {
-		ret = as_resolve_locked(ctx, &b->ents[i].core);
-		if (ret)
-			goto err_unlock;
-	}
-	if (!ctx->executor) {
-		for (i = 0; i < count; i++) {
-			struct as_entry *e = &b->ents[i].core;
-
-			if (e->desc.op == ACCEL_OP_COPY &&
-			    (to_as_mem(e->dst)->kind == AS_MEM_EXTERNAL ||
-			     to_as_mem(e->src)->kind == AS_MEM_EXTERNAL)) {
-				ret = -ENXIO;
-				goto err_unlock;
-			}
-		}
-	}
-	for (i = 0; i < count; i++) {
-		as_enqueue(&s->tl, &s->q, &b->ents[i].core, &rel);
+		asc_enqueue(&s->tl, &s->q, &b->ents[i], &rel);
 		as_collect_locked(ctx, &rel, &fl);
 	}
 	ctx->queued += count;
@@ -357,7 +308,7 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	ret = as_check_submit(&req, AS_MAX_SUBMIT);
+	ret = asc_check_submit(&req, ASC_MAX_SUBMIT);
 	if (ret)
 		return ret;
 
@@ -371,7 +322,7 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto out_free;
 	}
 	for (i = 0; i < req.count; i++) {
-		ret = as_check_desc(&descs[i]);
+		ret = asc_check_desc(&descs[i]);
 		if (ret)
 			goto out_free;
 	}

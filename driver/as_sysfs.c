@@ -132,7 +132,7 @@ static u32 as_pid_vnr(pid_t nr)
 static bool as_ctx_visible(const struct as_ctx *ctx, const struct as_ctx *self,
 			   bool admin)
 {
-	return as_query_visible(ctx == self, uid_eq(ctx->uid, current_euid()),
+	return asc_query_visible(ctx == self, uid_eq(ctx->uid, current_euid()),
 				admin);
 }
 
@@ -190,7 +190,7 @@ static u32 as_query_streams_locked(struct as_ctx *ctx,
 		if (buf && n < room) {
 			struct accel_stream_info *e = &buf[n];
 
-			as_stream_info_init(e, &s->tl, &s->q);
+			asc_stream_info_init(e, &s->tl, &s->q);
 			e->handle = s->obj.handle;
 			e->flags = s->flags;
 			e->priority = s->priority;
@@ -213,9 +213,9 @@ static u32 as_query_regions_locked(struct as_ctx *ctx,
 		if (buf && n < room) {
 			struct accel_region_info *e = &buf[n];
 
-			as_region_info_init(e, &m->core);
+			asc_region_info_init(e, &m->core);
 			e->handle = m->obj.handle;
-			e->kind = m->kind;
+			e->kind = m->core.kind;
 		}
 		n++;
 	}
@@ -268,7 +268,7 @@ int as_query_ioctl(struct as_ctx *self, void __user *arg)
 
 	if (copy_from_user(&q, arg, sizeof(q)))
 		return -EFAULT;
-	ret = as_check_query(&q);
+	ret = asc_check_query(&q);
 	if (ret)
 		return ret;
 

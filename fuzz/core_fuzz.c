@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * core_fuzz: a libFuzzer target on the pure scheduling core
- * (driver/as_core.c, compiled unchanged in userspace).
+ * core_fuzz: a libFuzzer target on the pure core (core/, compiled
+ * unchanged in userspace): the whole ABI as both shells drive it.
  *
  * The input is a little program. Each step takes an opcode byte and its
  * operands from the input and drives the core the way the kernel shell
  * does: ABI checks on raw structures, regions, events and streams created
  * and released, descriptors validated and queued, queue heads retired
  * (with or without an error), user events signalled, host waits begun,
- * polled and finished. The harness frees objects only when the core
+ * polled and finished, and an executor attached, fetching, completing and
+ * detaching (core_fuzz_exec.c); every command's ABI checks and answers are
+ * in core_fuzz_abi.c. The harness frees objects only when the core
  * reports their last reference gone (as the shell does), so AddressSanitizer
  * sees any use after free the core's reference counting would cause.
  *
  * Checked invariants, besides the sanitizers:
  *  - a validated COPY lies inside both regions (no overflow);
- *  - as_check_desc() accepts exactly the shapes the uapi header documents;
+ *  - asc_check_desc() accepts exactly the shapes the uapi header documents;
  *  - completed <= submitted; completed only grows; queue counts match;
  *  - in-flight counts and reference counts never underflow;
  *  - a reported object really has no references left, and is reported once;
@@ -22,93 +24,18 @@
  *    and destroying every stream, every object has been freed: nothing
  *    leaks, every count is back to zero.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "as_core.h"
-
-#define CHECK(c)							\
-	do {								\
-		if (!(c)) {						\
-			fprintf(stderr, "core_fuzz: %s:%d: check failed: %s\n", \
-				__FILE__, __LINE__, #c);		\
-			abort();					\
-		}							\
-	} while (0)
-
-#define NREG	6
-#define NEV	8
-#define NSTR	4
-#define NWAIT	4
-#define WAITN	4
-
-/* ---- input reader ------------------------------------------------------ */
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t rd8(struct in *in)
-{
-	uint8_t v;
-
-	if (!in->n)
-		return 0;
-	v = *in->p++;
-	in->n--;
-	return v;
-}
-
-static void bytes(struct in *in, void *dst, size_t len)
-{
-	size_t k = len < in->n ? len : in->n;
-
-	memset(dst, 0, len);
-	memcpy(dst, in->p, k);
-	in->p += k;
-	in->n -= k;
-}
-
-/* A small number most of the time, a wide one sometimes. */
-static uint64_t num(struct in *in)
-{
-	uint8_t t = rd8(in);
-	uint64_t v = 0;
-
-	switch (t >> 6) {
-	case 0:
-		return t & 63;
-	case 1:
-		return (uint64_t)(t & 63) << 12 | rd8(in);
-	case 2:
-		bytes(in, &v, 4);
-		return v;
-	default:
-		bytes(in, &v, 8);
-		return v;
-	}
-}
+#include "core_fuzz.h"
 
 /* ---- the model's objects ------------------------------------------------ */
 
-struct stream {
-	struct as_timeline tl;
-	struct as_queue q;
-	bool destroyed;
-	u64 last_completed;
-};
-
-static struct as_region *reg[NREG];
-static bool reg_live[NREG];		/* handle still valid */
-static struct as_event *ev[NEV];
-static bool ev_live[NEV];
-static struct stream *st[NSTR];
+struct asc_region *reg[NREG];
+bool reg_live[NREG];		/* handle still valid */
+struct asc_event *ev[NEV];
+bool ev_live[NEV];
+struct stream *st[NSTR];
 
 struct pending_wait {
-	struct as_wait_item it[WAITN];
+	struct asc_wait_item it[WAITN];
 	u32 n;
 	bool all;
 	bool used;
@@ -118,7 +45,7 @@ static struct pending_wait waits[NWAIT];
 static u64 now;
 static unsigned long n_freed, n_alloced;
 
-static int find_reg(const struct as_region *r)
+static int find_reg(const struct asc_region *r)
 {
 	int i;
 
@@ -128,7 +55,7 @@ static int find_reg(const struct as_region *r)
 	return -1;
 }
 
-static int find_ev(const struct as_event *e)
+static int find_ev(const struct asc_event *e)
 {
 	int i;
 
@@ -138,7 +65,7 @@ static int find_ev(const struct as_event *e)
 	return -1;
 }
 
-static int find_tl(const struct as_timeline *tl)
+static int find_tl(const struct asc_timeline *tl)
 {
 	int i;
 
@@ -148,7 +75,7 @@ static int find_tl(const struct as_timeline *tl)
 	return -1;
 }
 
-static void free_stream_if_done(int i)
+void free_stream_if_done(int i)
 {
 	struct stream *s = st[i];
 
@@ -161,7 +88,7 @@ static void free_stream_if_done(int i)
 }
 
 /* Act on what a core call reported, as the kernel shell does. */
-static void collect(struct as_release *rel)
+void collect(struct asc_release *rel)
 {
 	unsigned int i;
 	int k;
@@ -193,148 +120,17 @@ static void collect(struct as_release *rel)
 		ev[k] = NULL;
 		n_freed++;
 	}
+	if (rel->batch) {
+		CHECK(rel->batch->remaining == 0);
+		free(rel->batch);
+	}
 	memset(rel, 0, sizeof(*rel));
-}
-
-/* ---- reference predicates from the uapi header ------------------------- */
-
-static bool ref_desc_ok(const struct accel_desc *d)
-{
-	bool copy = d->dst || d->src || d->dst_offset || d->src_offset ||
-		    d->length;
-
-	if (d->flags || d->reserved)
-		return false;
-	switch (d->op) {
-	case ACCEL_OP_NOP:
-		return !copy && !d->event && !d->value;
-	case ACCEL_OP_COPY:
-		return !d->event && !d->value && d->dst && d->src;
-	case ACCEL_OP_EVENT_RECORD:
-	case ACCEL_OP_STREAM_WAIT:
-		return !copy && !d->value && d->event;
-	case ACCEL_OP_HOST_WAIT:
-	case ACCEL_OP_HOST_SIGNAL:
-		return !copy && d->event;
-	default:
-		return false;
-	}
-}
-
-/* ---- steps -------------------------------------------------------------- */
-
-static void step_abi(struct in *in)
-{
-	union {
-		struct accel_info info;
-		struct accel_mem_register reg;
-		struct accel_mem_alloc alloc;
-		struct accel_mem_release rel;
-		struct accel_stream_create sc;
-		struct accel_handle h;
-		struct accel_stream_sync sync;
-		struct accel_submit sub;
-		struct accel_event_create ec;
-		struct accel_event_signal sig;
-		struct accel_wait w;
-		struct accel_wait_entry we;
-		struct accel_desc d;
-	} u;
-	uint8_t which = rd8(in) % 13;
-	u64 end;
-	int r;
-
-	bytes(in, &u, sizeof(u));
-	switch (which) {
-	case 0:
-		r = as_check_info(&u.info);
-		CHECK(r == 0 || r == -EINVAL);
-		if (!r)
-			CHECK(!u.info.flags);
-		break;
-	case 1:
-		r = as_check_mem_register(&u.reg);
-		if (!r)
-			CHECK(u.reg.size &&
-			      !__builtin_add_overflow(u.reg.addr, u.reg.size, &end));
-		break;
-	case 2:
-		r = as_check_mem_alloc(&u.alloc);
-		if (!r)
-			CHECK(u.alloc.size && (u.alloc.flags == ACCEL_MEM_HOST ||
-					       u.alloc.flags == ACCEL_MEM_DEVICE));
-		break;
-	case 3:
-		r = as_check_mem_release(&u.rel);
-		CHECK(!r == !(u.rel.flags & ~ACCEL_MEM_RELEASE_DEFERRED));
-		break;
-	case 4:
-		r = as_check_stream_create(&u.sc);
-		if (!r)
-			CHECK(!(u.sc.flags & ~ACCEL_STREAM_NON_BLOCKING) && !u.sc.pad);
-		break;
-	case 5:
-		r = as_check_handle(&u.h);
-		CHECK(!r == !u.h.pad);
-		break;
-	case 6:
-		r = as_check_stream_sync(&u.sync);
-		CHECK(!r == !u.sync.flags);
-		break;
-	case 7:
-		r = as_check_submit(&u.sub, AS_MAX_SUBMIT);
-		if (!r)
-			CHECK(u.sub.count >= 1 && u.sub.count <= AS_MAX_SUBMIT &&
-			      u.sub.descs && !u.sub.flags && !u.sub.pad);
-		break;
-	case 8:
-		r = as_check_event_create(&u.ec);
-		if (!r)
-			CHECK(!(u.ec.flags & ~(ACCEL_EVENT_TIMING | ACCEL_EVENT_USER)) &&
-			      u.ec.flags != (ACCEL_EVENT_TIMING | ACCEL_EVENT_USER));
-		break;
-	case 9:
-		r = as_check_event_signal(&u.sig);
-		CHECK(!r == !(u.sig.flags & ~ACCEL_SIGNAL_ERROR));
-		break;
-	case 10:
-		r = as_check_wait(&u.w, AS_MAX_WAIT);
-		if (!r)
-			CHECK(u.w.count >= 1 && u.w.count <= AS_MAX_WAIT &&
-			      u.w.entries && !(u.w.flags & ~ACCEL_WAIT_ALL) && !u.w.pad);
-		break;
-	case 11:
-		r = as_check_wait_entry(&u.we);
-		CHECK(!r == !u.we.pad);
-		break;
-	default:
-		r = as_check_desc(&u.d);
-		CHECK(r == 0 || r == -EINVAL);
-		CHECK(!r == ref_desc_ok(&u.d));
-		break;
-	}
-	{
-		s32 p = (s32)num(in);
-		s32 c = as_clamp_priority(p);
-
-		CHECK(c >= AS_GREATEST_PRIORITY && c <= AS_LEAST_PRIORITY);
-		if (p >= AS_GREATEST_PRIORITY && p <= AS_LEAST_PRIORITY)
-			CHECK(c == p);
-	}
-	{
-		u64 a = num(in), al = num(in) + 1, b = num(in), bl = num(in) + 1;
-		u64 ae, be;
-
-		if (!__builtin_add_overflow(a, al, &ae) &&
-		    !__builtin_add_overflow(b, bl, &be))
-			CHECK(as_ranges_overlap(a, al, b, bl) == (a < be && b < ae));
-	}
 }
 
 static void step_new_region(struct in *in)
 {
 	int i = rd8(in) % NREG;
-	struct as_region *r;
+	struct asc_region *r;
 
 	if (reg[i])
 		return;
@@ -343,6 +139,9 @@ static void step_new_region(struct in *in)
 	if (!r->size)
 		r->size = 1;
 	r->flags = (rd8(in) & 1) ? ACCEL_MEM_READONLY : 0;
+	r->kind = rd8(in) % 4;		/* ACCEL_REGION_* */
+	if (r->kind == ACCEL_REGION_HOST || r->kind == ACCEL_REGION_EXTERNAL)
+		r->addr = num(in);
 	reg[i] = r;
 	reg_live[i] = true;
 	n_alloced++;
@@ -358,7 +157,7 @@ static void step_release_region(struct in *in)
 	if (!reg[i] || !reg_live[i])
 		return;
 	inflight = reg[i]->inflight;
-	r = as_region_release(reg[i], flags);
+	r = asc_region_release(reg[i], flags);
 	if (r == -EBUSY) {
 		CHECK(inflight && !flags && !reg[i]->released);
 		return;
@@ -380,12 +179,12 @@ static void step_new_event(struct in *in)
 {
 	int i = rd8(in) % NEV;
 	static const u32 fl[] = { 0, ACCEL_EVENT_TIMING, ACCEL_EVENT_USER };
-	struct as_event *e;
+	struct asc_event *e;
 
 	if (ev[i])
 		return;
 	e = calloc(1, sizeof(*e));
-	as_event_init(e, fl[rd8(in) % 3]);
+	asc_event_init(e, fl[rd8(in) % 3]);
 	ev[i] = e;
 	ev_live[i] = true;
 	n_alloced++;
@@ -393,13 +192,13 @@ static void step_new_event(struct in *in)
 
 static void step_kill_event(struct in *in)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	int i = rd8(in) % NEV;
 
 	if (!ev[i] || !ev_live[i])
 		return;
 	ev_live[i] = false;
-	as_event_kill(ev[i], &rel);
+	asc_event_kill(ev[i], &rel);
 	CHECK(ev[i]->dead && !ev[i]->point.tl);
 	if (!ev[i]->refs)
 		rel.event[rel.nevent++] = ev[i];
@@ -413,6 +212,7 @@ static void step_new_stream(struct in *in)
 	if (st[i])
 		return;
 	st[i] = calloc(1, sizeof(*st[i]));
+	st[i]->tl.id = i + 1;
 	n_alloced++;
 }
 
@@ -427,7 +227,7 @@ static void step_destroy_stream(struct in *in)
 }
 
 /* Handle byte -> object, as a lookup of a live handle would resolve it. */
-static struct as_region *lookup_reg(u32 h)
+struct asc_region *lookup_reg(u32 h)
 {
 	if (!h)
 		return NULL;
@@ -435,7 +235,7 @@ static struct as_region *lookup_reg(u32 h)
 	return reg_live[h] ? reg[h] : NULL;
 }
 
-static struct as_event *lookup_ev(u32 h)
+struct asc_event *lookup_ev(u32 h)
 {
 	if (!h)
 		return NULL;
@@ -445,22 +245,21 @@ static struct as_event *lookup_ev(u32 h)
 
 static void step_submit(struct in *in)
 {
-	struct as_release rel = { 0 };
-	struct as_entry *e[8];
+	struct asc_release rel = { 0 };
+	struct accel_desc descs[8];
+	struct asc_batch *b;
 	struct stream *s;
 	u32 i, n = 1 + rd8(in) % 8;
 	int k = rd8(in) % NSTR, ret = 0;
-	u64 sub0;
+	u64 sub0, end;
 
 	s = st[k];
-	if (!s || s->destroyed || s->tl.error)
+	if (!s || s->destroyed)
 		return;
+	memset(descs, 0, sizeof(descs));
 	for (i = 0; i < n; i++) {
-		struct accel_desc *d;
-		u64 end;
+		struct accel_desc *d = &descs[i];
 
-		e[i] = calloc(1, sizeof(*e[i]));
-		d = &e[i]->desc;
 		d->op = rd8(in) % 7;
 		if (rd8(in) < 16) {
 			bytes(in, d, sizeof(*d));	/* raw */
@@ -487,68 +286,67 @@ static void step_submit(struct in *in)
 			}
 			d->user_data = num(in);
 		}
-		ret = as_check_desc(d);
+		ret = asc_check_desc(d);
 		CHECK(!ret == ref_desc_ok(d));
 		if (ret)
-			break;
-		e[i]->dst = e[i]->src = NULL;
-		e[i]->event = NULL;
-		if (d->op == ACCEL_OP_COPY) {
-			e[i]->dst = lookup_reg(d->dst);
-			e[i]->src = lookup_reg(d->src);
-			if (!e[i]->dst || !e[i]->src) {
-				ret = -ENOENT;
-				break;
-			}
-		} else if (d->op != ACCEL_OP_NOP) {
-			e[i]->event = lookup_ev(d->event);
-			if (!e[i]->event) {
-				ret = -ENOENT;
-				break;
-			}
-		}
-		ret = as_validate_desc(d, e[i]->dst, e[i]->src, e[i]->event);
-		CHECK(ret == 0 || ret == -EINVAL || ret == -EPERM || ret == -ENOENT);
-		if (ret)
-			break;
+			return;
+	}
+	/* As a shell does: one batch, every handle looked up, then admitted. */
+	b = malloc(sizeof(*b) + n * sizeof(b->ents[0]));
+	asc_batch_init(b, descs, n);
+	for (i = 0; i < n; i++) {
+		struct asc_entry *e = &b->ents[i];
+
+		e->dst = lookup_reg(e->desc.dst);
+		e->src = lookup_reg(e->desc.src);
+		e->event = lookup_ev(e->desc.event);
+	}
+	ret = asc_submit_admit(&s->tl, &s->q, b, executor);
+	CHECK(ret == 0 || ret == -EIO || ret == -EAGAIN || ret == -ENOENT ||
+	      ret == -EINVAL || ret == -EPERM || ret == -ENXIO);
+	if (s->tl.error)
+		CHECK(ret == -EIO);
+	if (ret) {
+		free(b);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct asc_entry *e = &b->ents[i];
+		const struct accel_desc *d = &e->desc;
+
 		if (d->op == ACCEL_OP_COPY) {
 			/* validated copies are in bounds, without overflow */
 			CHECK(!__builtin_add_overflow(d->dst_offset, d->length, &end) &&
-			      end <= e[i]->dst->size);
+			      end <= e->dst->size);
 			CHECK(!__builtin_add_overflow(d->src_offset, d->length, &end) &&
-			      end <= e[i]->src->size);
-			CHECK(!(e[i]->dst->flags & ACCEL_MEM_READONLY));
+			      end <= e->src->size);
+			CHECK(!(e->dst->flags & ACCEL_MEM_READONLY));
+			CHECK(executor || !asc_entry_external(e));
 		}
 		if (d->op == ACCEL_OP_HOST_WAIT || d->op == ACCEL_OP_HOST_SIGNAL)
-			CHECK(e[i]->event->flags & ACCEL_EVENT_USER);
+			CHECK(e->event->flags & ACCEL_EVENT_USER);
 		if (d->op == ACCEL_OP_EVENT_RECORD || d->op == ACCEL_OP_STREAM_WAIT)
-			CHECK(!(e[i]->event->flags & ACCEL_EVENT_USER));
-	}
-	if (ret || s->q.count + n > AS_QUEUE_DEPTH) {
-		u32 j;
-
-		for (j = 0; j < n && j <= i; j++)
-			free(e[j]);
-		return;
+			CHECK(!(e->event->flags & ACCEL_EVENT_USER));
 	}
 	sub0 = s->tl.submitted;
 	for (i = 0; i < n; i++) {
-		u64 dinf = e[i]->dst ? e[i]->dst->inflight : 0;
+		struct asc_entry *e = &b->ents[i];
+		u64 dinf = e->dst ? e->dst->inflight : 0;
 
-		as_enqueue(&s->tl, &s->q, e[i], &rel);
-		CHECK(e[i]->seq == sub0 + i + 1);
-		if (e[i]->desc.op == ACCEL_OP_COPY)
-			CHECK(e[i]->dst->inflight > dinf || e[i]->dst == e[i]->src);
+		asc_enqueue(&s->tl, &s->q, e, &rel);
+		CHECK(e->seq == sub0 + i + 1);
+		if (e->desc.op == ACCEL_OP_COPY)
+			CHECK(e->dst->inflight > dinf || e->dst == e->src);
 		collect(&rel);
 	}
 	CHECK(s->tl.submitted == sub0 + n);
 	CHECK(s->tl.completed <= s->tl.submitted);
 }
 
-static void check_stream(struct stream *s)
+void check_stream(struct stream *s)
 {
 	u32 cnt = 0;
-	struct as_entry *e, *last = NULL;
+	struct asc_entry *e, *last = NULL;
 	u64 prev = s->tl.completed;
 
 	for (e = s->q.head; e; e = e->next) {
@@ -565,41 +363,52 @@ static void check_stream(struct stream *s)
 	s->last_completed = s->tl.completed;
 }
 
-/* Run the head like the soft engine; force retirement when @force. */
-static bool retire_one(int k, int status, bool force)
+/* Retire the head of stream @k with @status, as every shell path does. */
+void retire_head(int k, int status)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	struct stream *s = st[k];
-	struct as_entry *e;
-	u64 seq;
-	int ready;
+	struct asc_entry *e = asc_queue_peek(&s->q);
+	u64 seq = e->seq;
 
-	if (!s || !(e = as_queue_peek(&s->q)))
-		return false;
-	if (s->tl.error) {
-		status = -ECANCELED;
-	} else {
-		ready = as_entry_ready(e);
-		CHECK(ready == 0 || ready == 1 || ready == -EIO);
-		if (!ready && !force)
-			return false;
-		if (ready < 0)
-			status = ready;
-		else if (ready && !status)
-			as_entry_execute(e);
-		if (!ready)
-			status = -ECANCELED;	/* the shell is closing */
-	}
-	seq = e->seq;
-	CHECK(as_retire_head(&s->tl, &s->q, status, ++now, &rel) == e);
+	CHECK(asc_retire_head(&s->tl, &s->q, status, ++now, &rel) == e);
 	CHECK(s->tl.completed == seq);
+	CHECK(s->tl.fetched >= s->tl.completed);
+	CHECK(s->q.fetch_last != e);
 	if (status)
 		CHECK(s->tl.error && s->tl.error_seq <= seq);
-	free(e);
 	collect(&rel);
 	if (st[k])
 		check_stream(st[k]);
 	free_stream_if_done(k);
+}
+
+/*
+ * Run the head like the soft engine (a copy may fail with @status); with
+ * @closing, everything left retires unrun, as release() makes it.
+ */
+static bool retire_one(int k, int status, bool closing)
+{
+	struct stream *s = st[k];
+	int step, st_status;
+
+	if (!s || !s->q.head)
+		return false;
+	step = asc_engine_next(&s->tl, &s->q, closing, executor, &st_status);
+	CHECK(step >= ASC_STEP_IDLE && step <= ASC_STEP_RETIRE);
+	if (step == ASC_STEP_IDLE || step == ASC_STEP_BLOCKED) {
+		CHECK(!closing);
+		CHECK(!asc_engine_runnable(&s->tl, &s->q, closing, executor));
+		return false;
+	}
+	if (step == ASC_STEP_COPY) {
+		CHECK(s->q.head->desc.op == ACCEL_OP_COPY);
+		CHECK(!asc_entry_external(s->q.head));
+		st_status = status;
+	}
+	if (closing)
+		CHECK(st_status == -ECANCELED);
+	retire_head(k, st_status);
 	return true;
 }
 
@@ -625,7 +434,7 @@ static void step_signal(struct in *in)
 	if (!ev[i] || !ev_live[i] || !(ev[i]->flags & ACCEL_EVENT_USER))
 		return;
 	old = ev[i]->value;
-	changed = as_event_signal(ev[i], v, err);
+	changed = asc_event_signal(ev[i], v, err);
 	CHECK(ev[i]->value == (v > old ? v : old));	/* never lowers */
 	if (v > old)
 		CHECK(changed);
@@ -642,7 +451,7 @@ static void step_wait_begin(struct in *in)
 	pw->n = 0;
 	pw->all = rd8(in) & 1;
 	for (i = 0; i < n; i++) {
-		struct as_event *e = lookup_ev(rd8(in) % (NEV + 1));
+		struct asc_event *e = lookup_ev(rd8(in) % (NEV + 1));
 		u64 v = num(in);
 		u32 refs;
 
@@ -651,7 +460,7 @@ static void step_wait_begin(struct in *in)
 		if (!(e->flags & ACCEL_EVENT_USER))
 			v = 0;
 		refs = e->refs;
-		as_wait_item_init(&pw->it[pw->n], e, v);
+		asc_wait_item_init(&pw->it[pw->n], e, v);
 		CHECK(e->refs == refs + 1);
 		CHECK(pw->it[pw->n].value >= 1);
 		pw->n++;
@@ -661,11 +470,11 @@ static void step_wait_begin(struct in *in)
 
 static void wait_finish(struct pending_wait *pw)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	u32 i;
 
 	for (i = 0; i < pw->n; i++) {
-		as_wait_item_fini(&pw->it[i], &rel);
+		asc_wait_item_fini(&pw->it[i], &rel);
 		collect(&rel);
 	}
 	pw->used = false;
@@ -680,19 +489,19 @@ static void step_wait_poll(struct in *in)
 
 	if (!pw->used)
 		return;
-	r = as_wait_check(pw->it, pw->n, pw->all, &first);
+	r = asc_wait_check(pw->it, pw->n, pw->all, &first);
 	CHECK(r == 0 || r == -EAGAIN || r == -EIO);
 	if (r == 0 || r == -EIO)
 		CHECK(first < pw->n);
 	if (r == 0 && pw->all) {
 		/* every entry complete: no user event short of its value */
 		for (i = 0; i < pw->n; i++) {
-			const struct as_wait_item *it = &pw->it[i];
+			const struct asc_wait_item *it = &pw->it[i];
 
 			if (it->event->flags & ACCEL_EVENT_USER)
 				CHECK(it->event->value >= it->value);
 			else
-				CHECK(as_point_state(&it->point) == 1);
+				CHECK(asc_point_state(&it->point) == 1);
 		}
 	}
 	if (rd8(in) & 1)
@@ -706,18 +515,18 @@ static void step_query(struct in *in)
 	int err = 1, r;
 
 	if (ev[i]) {
-		r = as_event_state(ev[i], &err);
+		r = asc_event_state(ev[i], &err);
 		CHECK(r == ACCEL_EVENT_STATE_COMPLETE || r == ACCEL_EVENT_STATE_PENDING);
 		CHECK(err == 0 || err == -EIO);
 		if (ev[j]) {
-			r = as_event_elapsed(ev[i], ev[j], &el);
+			r = asc_event_elapsed(ev[i], ev[j], &el);
 			CHECK(r == 0 || r == -EINVAL || r == -EAGAIN || r == -EIO);
 		}
 	}
 	if (st[k]) {
 		u64 seq = st[k]->tl.submitted ? num(in) % (st[k]->tl.submitted + 1) : 0;
 
-		r = as_timeline_check_sync(&st[k]->tl, seq);
+		r = asc_timeline_check_sync(&st[k]->tl, seq);
 		CHECK(r == 0 || r == -EAGAIN || r == -EIO);
 		if (r == 0)
 			CHECK(st[k]->tl.completed >= seq);
@@ -728,7 +537,7 @@ static void step_query(struct in *in)
 /* Tear everything down the way release() does and check nothing is left. */
 static void teardown(void)
 {
-	struct as_release rel = { 0 };
+	struct asc_release rel = { 0 };
 	bool progress;
 	int i;
 
@@ -755,7 +564,7 @@ static void teardown(void)
 		/* a dead event whose last reference went is already freed */
 		CHECK(ev_live[i]);
 		ev_live[i] = false;
-		as_event_kill(ev[i], &rel);
+		asc_event_kill(ev[i], &rel);
 		rel.event[rel.nevent++] = ev[i];
 		collect(&rel);
 	}
@@ -771,7 +580,7 @@ static void teardown(void)
 		if (!reg[i])
 			continue;
 		CHECK(reg_live[i]);	/* a released region would be freed */
-		CHECK(as_region_release(reg[i], 0) == 1);
+		CHECK(asc_region_release(reg[i], 0) == 1);
 		free(reg[i]);
 		reg[i] = NULL;
 		reg_live[i] = false;
@@ -793,9 +602,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(waits, 0, sizeof(waits));
 	now = 0;
 	n_freed = n_alloced = 0;
+	exec_reset();
 
 	while (in.n && steps++ < 4096) {
-		switch (rd8(&in) % 15) {
+		switch (rd8(&in) % 21) {
 		case 0: step_abi(&in); break;
 		case 1: step_new_region(&in); break;
 		case 2: step_release_region(&in); break;
@@ -810,6 +620,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 11: step_signal(&in); break;
 		case 12: step_wait_begin(&in); break;
 		case 13: step_wait_poll(&in); break;
+		case 14: step_exec_attach(&in); break;
+		case 15: step_exec_detach(&in); break;
+		case 16:
+		case 17: step_exec_fetch(&in); break;
+		case 18:
+		case 19: step_exec_complete(&in); break;
 		default: step_query(&in); break;
 		}
 	}

@@ -17,6 +17,8 @@
 #include "accelstream.h"
 #include "libaccel.h"
 #include "transport.h"
+#include <syslog.h>
+
 #include "backend.h"
 
 #define ACCEL_EXPORT __attribute__((visibility("default")))
@@ -116,8 +118,9 @@ struct accel_ctx {
 	 */
 	uint32_t doom;
 
-	/* The backend: NULL for cpu, the CUDA executor for cuda. */
-	struct accel_cuda *cuda;
+	/* Who runs the queues (backend.h), and that backend's own state. */
+	const struct accel_backend_ops *backend;
+	void *backend_data;
 
 	/* Pageable copies' pinned chunks (staging.c), made on first use. */
 	struct accel_staging *staging;
@@ -151,13 +154,12 @@ static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 	int ret = ctx->ops->ioctl(ctx->tp, cmd, arg);
 
 	/*
-	 * Work the CUDA executor may fetch now: it is issued from this
+	 * Work an executor backend may fetch now: it is issued from this
 	 * thread (inline), not by waking the executor's thread.
 	 */
-	if (ctx->cuda && !ret &&
-	    (cmd == ACCEL_IOC_SUBMIT || cmd == ACCEL_IOC_EVENT_RECORD ||
-	     cmd == ACCEL_IOC_EVENT_SIGNAL))
-		accel_cuda_kick(ctx);
+	if (!ret && (cmd == ACCEL_IOC_SUBMIT || cmd == ACCEL_IOC_EVENT_RECORD ||
+		     cmd == ACCEL_IOC_EVENT_SIGNAL))
+		ctx->backend->kick(ctx);
 	return ret;
 }
 
@@ -219,6 +221,12 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
 			  size_t map_len);
 void accel_regions_teardown(struct accel_ctx *ctx);
+/* The transport's own region calls (memory.c), for the backends. */
+int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
+			uint32_t *handle, uint64_t *offset);
+int accel_kregion_release(struct accel_ctx *ctx, uint32_t handle,
+			  uint32_t flags);
+size_t accel_page_round(const struct accel_ctx *ctx, size_t size);
 
 /* Host functions (hostfn.c). */
 int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
@@ -304,5 +312,18 @@ void accel_staging_unlock(struct accel_ctx *ctx);
 
 /* Environment (context.c). */
 bool accel_env_flag(const char *name);
+
+/*
+ * Logging (log.c): never to stderr by itself. accel_log() passes a message
+ * (syslog priority) to the log callback, or to stderr when ACCEL_LOG asks;
+ * accel_log_asked() is for a diagnostic the user turned on by name;
+ * accel_error() sets the thread's accel_last_error_string() and logs it.
+ */
+void accel_log(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void accel_log_asked(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void accel_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 #endif /* LIBACCEL_INT_H */

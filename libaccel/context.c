@@ -87,51 +87,84 @@ uint64_t accel_deadline(uint64_t timeout_ns)
 	return now + timeout_ns;
 }
 
-enum backend_choice { BACKEND_CPU, BACKEND_CUDA, BACKEND_AUTO };
+/*
+ * The backends this build has, cpu first; ACCEL_BACKEND=auto takes the
+ * first other one that starts, else cpu. A backend the build lacks is not
+ * here: naming it is -ENODEV with a message saying so.
+ */
+static const struct accel_backend_ops *const backends[] = {
+	&accel_backend_cpu,
+#ifdef ACCEL_HAVE_CUDA
+	&accel_backend_cuda,
+#endif
+};
+#define NBACKENDS	(sizeof(backends) / sizeof(backends[0]))
 
-static int pick_backend(enum backend_choice *out)
+/*
+ * Which backend ACCEL_BACKEND asks for: NULL with *auto_ for "auto", NULL
+ * alone for one this build lacks (start_backend() says so).
+ */
+static int pick_backend(const struct accel_backend_ops **out, bool *auto_)
 {
 	const char *b = getenv("ACCEL_BACKEND");
+	unsigned int i;
 
-	if (!b || !*b || !strcmp(b, "cpu")) {
-		*out = BACKEND_CPU;
-	} else if (!strcmp(b, "cuda")) {
-		*out = BACKEND_CUDA;
-	} else if (!strcmp(b, "auto")) {
-		*out = BACKEND_AUTO;
-	} else {
-		fprintf(stderr,
-			"libaccel: ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)\n",
-			b);
-		accel_set_error("ACCEL_BACKEND=%s: unknown backend", b);
-		return -EINVAL;
+	*out = &accel_backend_cpu;
+	*auto_ = false;
+	if (!b || !*b)
+		return 0;
+	if (!strcmp(b, "auto")) {
+		*out = NULL;
+		*auto_ = true;
+		return 0;
 	}
-	return 0;
+	for (i = 0; i < NBACKENDS; i++) {
+		if (!strcmp(b, backends[i]->name)) {
+			*out = backends[i];
+			return 0;
+		}
+	}
+	if (!strcmp(b, "cuda")) {
+		*out = NULL;
+		return 0;
+	}
+	accel_error("ACCEL_BACKEND=%s: unknown backend (cpu, cuda or auto)", b);
+	return -EINVAL;
 }
 
-/* cuda: the CUDA executor or a clear -ENODEV; auto: cuda if usable. */
-static int start_backend(struct accel_ctx *ctx, enum backend_choice b)
+/* The backend asked for, or with auto the first device backend that starts. */
+static int start_backend(struct accel_ctx *ctx,
+			 const struct accel_backend_ops *b, bool auto_)
 {
-	int ret;
+	unsigned int i;
 
-	if (b == BACKEND_CPU)
-		return 0;
-	ret = accel_cuda_start(ctx, b == BACKEND_AUTO);
-	if (ret && b == BACKEND_AUTO)
-		return 0;
-	return ret;
+	if (!b && !auto_) {
+		accel_error("ACCEL_BACKEND=cuda: libaccel was built without CUDA (no cuda_runtime_api.h at build time); rebuild it where the CUDA toolkit is installed");
+		return -ENODEV;
+	}
+	if (!auto_) {
+		ctx->backend = b;
+		return b->start(ctx, false);
+	}
+	for (i = 1; i < NBACKENDS; i++) {
+		ctx->backend = backends[i];
+		if (!backends[i]->start(ctx, true))
+			return 0;
+	}
+	ctx->backend = &accel_backend_cpu;
+	return ctx->backend->start(ctx, false);
 }
 
 const char *accel_backend_name(const struct accel_ctx *ctx)
 {
-	return ctx->cuda ? "cuda" : "cpu";
+	return ctx->backend->name;
 }
 
 int accel_backend_check(struct accel_ctx *ctx)
 {
 	const char *why;
 
-	if (!accel_cuda_lost(ctx, &why))
+	if (!ctx->backend->lost(ctx, &why))
 		return 0;
 	accel_set_error("context lost: %s", why);
 	return -ACCEL_ERR_LOST;
@@ -139,7 +172,7 @@ int accel_backend_check(struct accel_ctx *ctx)
 
 void accel_backend_stop(struct accel_ctx *ctx)
 {
-	accel_cuda_stop(ctx);
+	ctx->backend->stop(ctx);
 }
 
 static int pick_transport(const struct accel_transport_ops **ops,
@@ -154,34 +187,25 @@ static int pick_transport(const struct accel_transport_ops **ops,
 		} else if (!strcmp(t, "inproc")) {
 			*ops = &accel_transport_inproc;
 		} else {
-			fprintf(stderr,
-				"libaccel: ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)\n",
-				t);
-			accel_set_error("ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)",
-					t);
+			accel_error("ACCEL_TRANSPORT=%s: unknown transport (kernel or inproc)",
+				    t);
 			return -EINVAL;
 		}
 		ret = (*ops)->open(tp);
 		if (ret && *ops == &accel_transport_kernel) {
-			fprintf(stderr,
-				"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)\n",
-				strerror(-ret));
-			accel_set_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
-					strerror(-ret));
+			accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
+				    strerror(-ret));
 		} else if (ret) {
-			accel_set_error("%s transport: %s", (*ops)->name,
-					strerror(-ret));
+			accel_error("%s transport: %s", (*ops)->name,
+				    strerror(-ret));
 		}
 		return ret;
 	}
 	*ops = &accel_transport_kernel;
 	ret = (*ops)->open(tp);
 	if (ret) {
-		fprintf(stderr,
-			"libaccel: cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model\n",
-			strerror(-ret));
-		accel_set_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
-				strerror(-ret));
+		accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
+			    strerror(-ret));
 		return -ENODEV;
 	}
 	return 0;
@@ -194,22 +218,15 @@ static int check_abi(struct accel_ctx *ctx)
 	memset(&ctx->info, 0, sizeof(ctx->info));
 	ret = accel_ioctl(ctx, ACCEL_IOC_GET_INFO, &ctx->info);
 	if (ret) {
-		fprintf(stderr, "libaccel: %s transport: GET_INFO failed: %s\n",
-			ctx->ops->name, strerror(-ret));
-		accel_set_error("%s transport: GET_INFO failed: %s",
-				ctx->ops->name, strerror(-ret));
+		accel_error("%s transport: GET_INFO failed: %s",
+			    ctx->ops->name, strerror(-ret));
 		return ret;
 	}
 	if (ctx->info.abi_version != ACCEL_ABI_VERSION) {
-		fprintf(stderr,
-			"libaccel: the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s\n",
-			ctx->info.abi_version, ACCEL_ABI_VERSION,
-			ctx->info.abi_version > ACCEL_ABI_VERSION ?
-			"libaccel" : "the accelstream module");
-		accel_set_error("the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s",
-				ctx->info.abi_version, ACCEL_ABI_VERSION,
-				ctx->info.abi_version > ACCEL_ABI_VERSION ?
-				"libaccel" : "the accelstream module");
+		accel_error("the accelstream driver speaks ABI %u, this libaccel speaks ABI %u: upgrade %s",
+			    ctx->info.abi_version, ACCEL_ABI_VERSION,
+			    ctx->info.abi_version > ACCEL_ABI_VERSION ?
+			    "libaccel" : "the accelstream module");
 		return -EPROTO;
 	}
 	return 0;
@@ -301,7 +318,7 @@ static void ctx_release(struct accel_obj *obj)
 	accel_regions_teardown(ctx);
 	accel_staging_teardown(ctx);
 	ctx->ops->close(ctx->tp);
-	accel_cuda_free_ctx(ctx);
+	ctx->backend->teardown(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx->regions);
 	free(ctx);
@@ -311,14 +328,15 @@ ACCEL_EXPORT
 int accel_context_create(accel_context **out, unsigned int flags)
 {
 	ACCEL_API_ENTER();
-	enum backend_choice backend;
+	const struct accel_backend_ops *backend;
 	struct accel_ctx *ctx;
+	bool auto_;
 	int ret;
 
 	if (!out || flags)
 		return -EINVAL;
 	pthread_once(&atfork_once, atfork_init);
-	ret = pick_backend(&backend);
+	ret = pick_backend(&backend, &auto_);
 	if (ret)
 		return ret;
 	ctx = calloc(1, sizeof(*ctx));
@@ -327,6 +345,7 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	pthread_mutex_init(&ctx->lock, NULL);
 	ctx->page_size = sysconf(_SC_PAGESIZE);
 	ctx_all_link(ctx);
+	ctx->backend = &accel_backend_cpu;
 	ret = pick_transport(&ctx->ops, &ctx->tp);
 	if (ret)
 		goto err_free;
@@ -335,7 +354,7 @@ int accel_context_create(accel_context **out, unsigned int flags)
 		ret = accel_doom_init(ctx);
 	if (ret)
 		goto err_close;
-	ret = start_backend(ctx, backend);
+	ret = start_backend(ctx, backend, auto_);
 	if (ret)
 		goto err_close;
 	ret = accel_obj_publish(&ctx->obj, ACCEL_OBJ_CONTEXT, ctx_release,
@@ -359,7 +378,7 @@ err_backend:
 	accel_backend_stop(ctx);
 err_close:
 	ctx->ops->close(ctx->tp);
-	accel_cuda_free_ctx(ctx);
+	ctx->backend->teardown(ctx);
 err_free:
 	ctx_all_unlink(ctx);
 	pthread_mutex_destroy(&ctx->lock);

@@ -59,8 +59,9 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 	}
 	if (!accel_env_flag("ACCEL_SYNC_DEBUG") || atomic_exchange(once, true))
 		return;
-	fprintf(stderr, "libaccel: ACCEL_SYNC_DEBUG: %s (reported once)\n",
-		accel_last_error_string());
+	/* ACCEL_SYNC_DEBUG=1 asked for it: logged even without ACCEL_LOG. */
+	accel_log_asked(LOG_WARNING, "ACCEL_SYNC_DEBUG: %s (reported once)",
+			accel_last_error_string());
 }
 
 static int resolve_locked(struct accel_ctx *ctx, const void *ptr,

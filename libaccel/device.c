@@ -59,7 +59,7 @@ ACCEL_EXPORT
 int accel_device_get_count(accel_context *handle, int *count)
 {
 	ACCEL_API_ENTER();
-	struct accel_cuda_device dev;
+	struct accel_backend_device dev;
 	struct accel_ctx *ctx;
 	int ret;
 
@@ -68,14 +68,9 @@ int accel_device_get_count(accel_context *handle, int *count)
 	ret = accel_ctx_get(handle, &ctx);
 	if (ret)
 		return ret;
-	if (ctx->cuda) {
-		ret = accel_cuda_device_query(ctx, &dev);
-		if (!ret)
-			*count = dev.count;
-	} else {
-		/* One soft device per transport connection. */
-		*count = 1;
-	}
+	ret = ctx->backend->device_query(ctx, &dev);
+	if (!ret)
+		*count = dev.count;
 	accel_ctx_put(ctx);
 	return ret;
 }
@@ -85,9 +80,10 @@ int accel_device_get_properties(accel_context *handle,
 				struct accel_device_prop *prop)
 {
 	ACCEL_API_ENTER();
-	struct accel_cuda_device dev;
+	struct accel_backend_device dev;
+	size_t free_b = 0, total_b;
 	struct accel_ctx *ctx;
-	size_t free_b, total_b;
+	bool known = true;
 	int ret;
 
 	if (!prop)
@@ -96,23 +92,20 @@ int accel_device_get_properties(accel_context *handle,
 	if (ret)
 		return ret;
 	memset(&dev, 0, sizeof(dev));
-	if (ctx->cuda) {
-		ret = accel_cuda_device_query(ctx, &dev);
-		if (!ret)
-			ret = accel_cuda_mem_info(ctx, &free_b, &total_b);
-		if (ret)
-			goto out;
-	} else {
-		snprintf(dev.name, sizeof(dev.name),
-			 "accelstream soft engine (%s)", ctx->ops->name);
-		dev.total_mem = ctx->info.max_device_bytes;
-		free_b = (size_t)ACCEL_MEM_UNKNOWN;
+	ret = ctx->backend->device_query(ctx, &dev);
+	if (!ret)
+		ret = ctx->backend->mem_info(ctx, &free_b, &total_b);
+	if (ret == -EOPNOTSUPP) {
+		known = false;
+		ret = 0;
 	}
+	if (ret)
+		goto out;
 	/* Written only on success: a failed call leaves *prop as it was. */
 	memset(prop, 0, sizeof(*prop));
 	memcpy(prop->name, dev.name, sizeof(prop->name));
 	prop->total_mem = dev.total_mem;
-	prop->free_mem = ctx->cuda ? (uint64_t)free_b : ACCEL_MEM_UNKNOWN;
+	prop->free_mem = known ? (uint64_t)free_b : ACCEL_MEM_UNKNOWN;
 	prop->pinned_limit = pinned_limit(ctx);
 	prop->copy_engines = dev.copy_engines;
 	prop->device = dev.device;
@@ -137,16 +130,13 @@ int accel_mem_get_info(accel_context *handle, size_t *free_bytes,
 	ret = accel_ctx_get(handle, &ctx);
 	if (ret)
 		return ret;
-	if (ctx->cuda) {
-		ret = accel_cuda_mem_info(ctx, &f, &t);
-		if (!ret) {
-			*free_bytes = f;
-			*total_bytes = t;
-		}
-	} else {
+	ret = ctx->backend->mem_info(ctx, &f, &t);
+	if (!ret) {
+		*free_bytes = f;
+		*total_bytes = t;
+	} else if (ret == -EOPNOTSUPP) {
 		accel_set_error("the accelstream ABI reports the device memory limit (%llu bytes), not how much of it is in use",
 				(unsigned long long)ctx->info.max_device_bytes);
-		ret = -EOPNOTSUPP;
 	}
 	accel_ctx_put(ctx);
 	return ret;

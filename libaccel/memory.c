@@ -21,7 +21,7 @@
 #include "accel_int.h"
 #include "staging.h"
 
-static size_t page_round(struct accel_ctx *ctx, size_t size)
+size_t accel_page_round(const struct accel_ctx *ctx, size_t size)
 {
 	return (size + (size_t)ctx->page_size - 1) &
 	       ~((size_t)ctx->page_size - 1);
@@ -99,16 +99,16 @@ static void region_remove_locked(struct accel_ctx *ctx, struct accel_region *r)
 	ctx->nregions--;
 }
 
-static int kregion_release(struct accel_ctx *ctx, uint32_t handle,
-			   uint32_t flags)
+int accel_kregion_release(struct accel_ctx *ctx, uint32_t handle,
+			  uint32_t flags)
 {
 	struct accel_mem_release rel = { .handle = handle, .flags = flags };
 
 	return accel_ioctl(ctx, ACCEL_IOC_MEM_RELEASE, &rel);
 }
 
-static int kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
-			 uint32_t *handle, uint64_t *offset)
+int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
+			uint32_t *handle, uint64_t *offset)
 {
 	struct accel_mem_alloc a;
 	int ret;
@@ -117,14 +117,12 @@ static int kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 	a.size = size;
 	a.flags = flags;
 	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_ALLOC, &a);
-	if (ret == -ENOMEM && ctx->cuda) {
-		/*
-		 * Pages released with work queued whose release the thread
-		 * that reported it has not got to yet: give them back now.
-		 */
-		accel_cuda_reap(ctx);
+	/*
+	 * Pages released with work queued whose release the thread that
+	 * reported it has not got to yet: give them back, then retry.
+	 */
+	if (ret == -ENOMEM && ctx->backend->reap(ctx))
 		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_ALLOC, &a);
-	}
 	if (!ret) {
 		*handle = a.handle;
 		*offset = a.mmap_offset;
@@ -138,19 +136,19 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 	uint64_t off;
 	int ret;
 
-	ret = kregion_alloc(ctx, size, ACCEL_MEM_HOST, handle, &off);
+	ret = accel_kregion_alloc(ctx, size, ACCEL_MEM_HOST, handle, &off);
 	if (ret)
 		return ret;
-	*map_len = page_round(ctx, size);
+	*map_len = accel_page_round(ctx, size);
 	ret = ctx->ops->mmap(ctx->tp, off, *map_len, ptr);
 	if (ret) {
-		kregion_release(ctx, *handle, 0);
+		accel_kregion_release(ctx, *handle, 0);
 		return ret;
 	}
-	/* The CUDA executor finds HOST_ALLOC regions by handle. */
-	ret = accel_cuda_map_add(ctx, *handle, *ptr, *map_len);
+	/* An executor backend finds HOST_ALLOC regions by handle. */
+	ret = ctx->backend->host_map(ctx, *handle, *ptr, *map_len);
 	if (ret) {
-		kregion_release(ctx, *handle, 0);
+		accel_kregion_release(ctx, *handle, 0);
 		munmap(*ptr, *map_len);
 	}
 	return ret;
@@ -159,33 +157,36 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
 			  size_t map_len)
 {
-	/* Stream-ordered: the pages go when the copies naming them retire. */
-	if (ctx->cuda) {
-		struct accel_region r = {
-			.kind = LA_REGION_HOST_ALLOC,
-			.base = (uintptr_t)ptr,
-			.map_len = map_len,
-			.handle = handle,
-		};
+	struct accel_region r = {
+		.kind = LA_REGION_HOST_ALLOC,
+		.base = (uintptr_t)ptr,
+		.map_len = map_len,
+		.handle = handle,
+	};
 
-		/* The executor reads through our mapping: it stays till then. */
-		accel_cuda_release(ctx, &r, true);
-		return;
-	}
-	kregion_release(ctx, handle, ACCEL_MEM_RELEASE_DEFERRED);
-	munmap(ptr, map_len);
+	/* Stream-ordered: the pages go when the copies naming them retire. */
+	ctx->backend->release(ctx, &r, true);
+	ctx->backend->unmap(ctx, &r);
 }
 
-/* Undo a region that never made it into the table. */
+/* Undo a region that never made it into the table (no work names it). */
 static void region_undo(struct accel_ctx *ctx, struct accel_region *r)
 {
-	if (ctx->cuda) {
-		accel_cuda_release(ctx, r, true);
-		return;
-	}
-	kregion_release(ctx, r->handle, 0);
-	if (r->kind != LA_REGION_REGISTERED)
-		munmap((void *)r->base, r->map_len);
+	ctx->backend->release(ctx, r, true);
+	ctx->backend->unmap(ctx, r);
+}
+
+/* Enter a new region in the context's table, or undo it. */
+static int region_publish(struct accel_ctx *ctx, struct accel_region *r)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctx->lock);
+	ret = region_insert_locked(ctx, r);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret)
+		region_undo(ctx, r);
+	return ret;
 }
 
 ACCEL_EXPORT
@@ -212,16 +213,10 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 		goto out;
 	r.base = (uintptr_t)p;
 	r.size = size;
-	if (ctx->cuda)
-		accel_cuda_host_pin(ctx, &r);
-	pthread_mutex_lock(&ctx->lock);
-	ret = region_insert_locked(ctx, &r);
-	pthread_mutex_unlock(&ctx->lock);
-	if (ret) {
-		region_undo(ctx, &r);
-		goto out;
-	}
-	*ptr = p;
+	ctx->backend->host_pin(ctx, &r);
+	ret = region_publish(ctx, &r);
+	if (!ret)
+		*ptr = p;
 out:
 	accel_ctx_put(ctx);
 	return ret;
@@ -255,14 +250,12 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	reg.flags = (flags & ACCEL_HOST_REGISTER_READONLY) ?
 		    ACCEL_MEM_READONLY : 0;
 	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
-	if ((ret == -EEXIST || ret == -ENOMEM) && ctx->cuda) {
-		/*
-		 * A range released with work queued that has retired since,
-		 * or pages still charged for one.
-		 */
-		accel_cuda_reap(ctx);
+	/*
+	 * A range released with work queued that has retired since, or
+	 * pages still charged for one.
+	 */
+	if ((ret == -EEXIST || ret == -ENOMEM) && ctx->backend->reap(ctx))
 		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
-	}
 	if (ret == -ENOMEM)
 		accel_pin_error(ctx, size, "accel_host_register()");
 	if (ret)
@@ -273,8 +266,7 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	r.size = size;
 	r.handle = reg.handle;
 	r.flags = flags;
-	if (ctx->cuda)
-		accel_cuda_host_pin(ctx, &r);
+	ctx->backend->host_pin(ctx, &r);
 	ret = region_insert_locked(ctx, &r);
 	if (ret)
 		region_undo(ctx, &r);
@@ -284,41 +276,12 @@ out_unlock:
 	return ret;
 }
 
-/* cudaMalloc, registered so that descriptors can name it. */
-static int cuda_device_alloc(struct accel_ctx *ctx, size_t size,
-			     struct accel_region *r)
-{
-	struct accel_mem_register reg;
-	void *p = NULL;
-	int ret;
-
-	ret = accel_cuda_malloc(ctx, size, &p);
-	if (ret)
-		return ret;
-	memset(&reg, 0, sizeof(reg));
-	reg.addr = (uint64_t)(uintptr_t)p;
-	reg.size = size;
-	reg.flags = ACCEL_MEM_EXTERNAL;
-	r->base = (uintptr_t)p;
-	r->size = size;
-	ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
-	if (ret) {
-		r->handle = 0;
-		accel_cuda_region_teardown(ctx, r);
-		return ret;
-	}
-	r->handle = reg.handle;
-	return 0;
-}
-
 ACCEL_EXPORT
 int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 {
 	ACCEL_API_ENTER();
 	struct accel_region r;
 	struct accel_ctx *ctx;
-	uint64_t off;
-	void *p;
 	int ret;
 
 	if (!dev_ptr || !size)
@@ -328,35 +291,12 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 		return ret;
 	memset(&r, 0, sizeof(r));
 	r.kind = LA_REGION_DEVICE;
-	if (ctx->cuda) {
-		ret = cuda_device_alloc(ctx, size, &r);
-		if (ret)
-			goto out;
-		p = (void *)r.base;
-		goto insert;
-	}
-	ret = kregion_alloc(ctx, size, ACCEL_MEM_DEVICE, &r.handle, &off);
+	ret = ctx->backend->device_alloc(ctx, size, &r);
 	if (ret)
 		goto out;
-	r.map_len = page_round(ctx, size);
-	p = mmap(NULL, r.map_len, PROT_NONE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		kregion_release(ctx, r.handle, 0);
-		ret = -ENOMEM;
-		goto out;
-	}
-	r.base = (uintptr_t)p;
-	r.size = size;
-insert:
-	pthread_mutex_lock(&ctx->lock);
-	ret = region_insert_locked(ctx, &r);
-	pthread_mutex_unlock(&ctx->lock);
-	if (ret) {
-		region_undo(ctx, &r);
-		goto out;
-	}
-	*dev_ptr = p;
+	ret = region_publish(ctx, &r);
+	if (!ret)
+		*dev_ptr = (void *)r.base;
 out:
 	accel_ctx_put(ctx);
 	return ret;
@@ -392,11 +332,8 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 		a->ret = -EINVAL;
 		return 1;
 	}
-	if (ctx->cuda)
-		ret = accel_cuda_release(ctx, r, a->flags &
-					 ACCEL_MEM_RELEASE_DEFERRED);
-	else
-		ret = kregion_release(ctx, r->handle, a->flags);
+	ret = ctx->backend->release(ctx, r, a->flags &
+				    ACCEL_MEM_RELEASE_DEFERRED);
 	/* A release that failed leaves the region and its mapping. */
 	if (ret && ret != -ENOENT) {
 		pthread_mutex_unlock(&ctx->lock);
@@ -408,8 +345,7 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 	pthread_mutex_unlock(&ctx->lock);
 
 	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);
-	if (!ctx->cuda && copy.kind != LA_REGION_REGISTERED)
-		munmap((void *)copy.base, copy.map_len);
+	ctx->backend->unmap(ctx, &copy);
 	a->ret = 0;
 	return 1;
 }
@@ -518,10 +454,7 @@ void accel_regions_teardown(struct accel_ctx *ctx)
 		struct accel_region *r = &ctx->regions[i];
 
 		accel_check_forget(r->base, r->map_len ? r->map_len : r->size);
-		if (ctx->cuda)
-			accel_cuda_region_teardown(ctx, r);
-		else if (r->kind != LA_REGION_REGISTERED)
-			munmap((void *)r->base, r->map_len);
+		ctx->backend->region_teardown(ctx, r);
 	}
 	ctx->nregions = 0;
 }

@@ -665,8 +665,7 @@ static int chunk_add_locked(struct accel_staging *p)
 	c->r.base = (uintptr_t)ptr;
 	c->r.size = p->chunk_size;
 	/* Once per chunk: without it CUDA would stage the copy again. */
-	if (ctx->cuda)
-		accel_cuda_host_pin(ctx, &c->r);
+	ctx->backend->host_pin(ctx, &c->r);
 	ret = accel_kevent_create(ctx, ACCEL_EVENT_USER, &c->counter);
 	if (ret)
 		goto err_release;
@@ -1135,10 +1134,7 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 	for (i = 0; i < p->nchunks; i++) {
 		struct stage_chunk *c = &p->chunks[i];
 
-		if (ctx->cuda)
-			accel_cuda_region_teardown(ctx, &c->r);
-		else
-			munmap((void *)c->r.base, c->r.map_len);
+		ctx->backend->region_teardown(ctx, &c->r);
 	}
 	while ((o = p->outs)) {
 		p->outs = o->next;

@@ -48,7 +48,7 @@ static int stream_kill(struct accel_stream_impl *s)
 	if (accel_obj_kill(&s->child.obj))
 		return 0;	/* the context's destroy got there too */
 	accel_child_unlink(&s->child);
-	accel_cuda_stream_dead(s->child.ctx, s->kstream);
+	s->child.ctx->backend->stream_dead(s->child.ctx, s->kstream);
 	return 0;
 }
 
@@ -246,13 +246,6 @@ int accel_stream_destroy(accel_stream_t stream)
 	return ret;
 }
 
-static int stream_query_poll(struct accel_ctx *ctx, void *arg)
-{
-	(void)ctx;
-	(void)arg;
-	return -ETIME;
-}
-
 ACCEL_EXPORT
 int accel_stream_query(accel_stream_t stream)
 {
@@ -267,12 +260,10 @@ int accel_stream_query(accel_stream_t stream)
 	memset(&q, 0, sizeof(q));
 	q.handle = s->kstream;
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	/* Take what the device finished, then ask again. */
 	if (!ret && q.completed < q.submitted && !q.error &&
-	    s->child.ctx->cuda) {
-		/* Take what the device finished, then ask again. */
-		accel_cuda_wait_fast(s->child.ctx, stream_query_poll, &q, 0);
+	    s->child.ctx->backend->poll(s->child.ctx))
 		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
-	}
 	if (!ret) {
 		if (q.error)
 			ret = q.error;
@@ -330,7 +321,7 @@ static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
 	do {
 		ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
 	} while (ret == -EINTR);
-	accel_cuda_trace_wait(ctx);
+	ctx->backend->trace_wait(ctx);
 	return ret;
 }
 
@@ -352,11 +343,9 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	memset(&ss, 0, sizeof(ss));
 	ss.handle = s->kstream;
 	ss.timeout_ns = accel_deadline(timeout_ns);
-	if (s->child.ctx->cuda)
-		ret = accel_cuda_wait_fast(s->child.ctx, stream_sync_poll, &ss,
-					   ss.timeout_ns);
-	else
-		ret = stream_sync_poll(s->child.ctx, &ss);
+	/* A first look (cuda: polling the device meanwhile), then a wait. */
+	ret = s->child.ctx->backend->wait_fast(s->child.ctx, stream_sync_poll,
+					       &ss, ss.timeout_ns);
 	if (ret == -ETIME && timeout_ns)
 		ret = stream_sync_wait(s, ss.timeout_ns);
 	accel_stream_put(s);
@@ -419,7 +408,7 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	struct accel_submit sub;
 	int ret;
 
-	accel_cuda_mark_submit(ctx);
+	ctx->backend->mark_submit(ctx);
 	memset(&sub, 0, sizeof(sub));
 	sub.stream = kstream;
 	sub.count = count;
@@ -510,14 +499,13 @@ int accel_kwait_user_until(struct accel_ctx *ctx,
 	w.count = count + 1;
 	w.flags = flags;
 	w.timeout_ns = deadline;
-	if (ctx->cuda)
-		ret = accel_cuda_wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
 	while (ret == -ETIME || ret == -EINTR) {
 		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
 		if (ret != -EINTR)
 			break;
 	}
-	accel_cuda_trace_wait(ctx);
+	ctx->backend->trace_wait(ctx);
 	if (ret == -EIO && w.first_signaled == count) {
 		accel_set_error("the context was destroyed during the wait");
 		return -ENOENT;

@@ -143,10 +143,11 @@ install-check:
 
 DKMS_NAME    := $(shell sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' $(INST_TOP)/dkms.conf)
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(INST_TOP)/dkms.conf)
-# The files DKMS needs: Kbuild, the driver and the uapi header.
+# The files DKMS needs: Kbuild, the driver, the pure core and the uapi header.
 DKMS_SOURCES  = dkms.conf Kbuild driver/Kbuild \
 	$(filter-out %.mod.c,$(patsubst $(INST_TOP)/%,%,$(wildcard $(INST_TOP)/driver/*.c \
-	$(INST_TOP)/driver/*.h $(INST_TOP)/uapi/*.h)))
+	$(INST_TOP)/driver/*.h $(INST_TOP)/core/*.c $(INST_TOP)/core/*.h \
+	$(INST_TOP)/uapi/*.h)))
 # The DKMS source to check: empty for the tree's own files.
 DKMS_SRCDIR  ?=
 # dkms-check builds for the newest Debian amd64 kernel with headers.

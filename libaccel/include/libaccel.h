@@ -103,8 +103,9 @@ typedef struct accel_event *accel_event_t;
  * thread's current context. @flags must be 0. The transport is chosen by
  * ACCEL_TRANSPORT, the backend by ACCEL_BACKEND (see libaccel(7)); a driver
  * speaking another ABI version is refused with a message saying which side to
- * upgrade. On failure, the message libaccel prints on stderr is also in
- * accel_last_error_string(3); on success that string is empty. A context
+ * upgrade. On failure, the reason is in accel_last_error_string(3) (and
+ * logged when asked, see accel_set_log_fn(3)); on success that string is
+ * empty. A context
  * belongs to the process that created it: in a child after fork(), create new
  * ones (see libaccel(7)).
  *
@@ -1103,8 +1104,8 @@ const char *accel_strerror(int err);
  * mismatch, why the cuda backend could not start, with the CUDA error), the
  * CUDA error name and text of a failed CUDA call ("cudaMalloc:
  * cudaErrorMemoryAllocation (out of memory)"), or why a context is lost
- * (-ENOTRECOVERABLE). Messages that libaccel also prints on stderr are here
- * too.
+ * (-ENOTRECOVERABLE). The messages libaccel logs for a call (see
+ * accel_set_log_fn(3)) are here too.
  *
  * The string is per thread and about the last call only: every call but
  * accel_last_error_string() and accel_strerror() clears it when it starts,
@@ -1122,6 +1123,35 @@ const char *accel_strerror(int err);
  * Return: A pointer to a thread-local string, possibly empty.
  */
 const char *accel_last_error_string(void);
+
+/**
+ * typedef accel_log_fn - receives libaccel's log messages
+ * @data: what accel_set_log_fn() was given.
+ * @priority: the message's syslog(3) priority (LOG_ERR 3 ... LOG_DEBUG 7).
+ * @msg: the text, one line without a newline.
+ */
+typedef void (*accel_log_fn)(void *data, int priority, const char *msg);
+
+/**
+ * accel_set_log_fn() - where libaccel's messages go
+ * @fn: receives every message; NULL restores the default.
+ * @data: passed to @fn.
+ * Context: any thread; process-wide. @fn may be called from any thread,
+ * libaccel's own included, and must not call libaccel.
+ *
+ * libaccel never writes to stderr by itself: a failure is in the return
+ * value and its details in accel_last_error_string(3). Its messages (why a
+ * context could not be created, a device context lost, a failure of one of
+ * its own threads, the ACCEL_TRACE=1 breakdown, the ACCEL_SYNC_DEBUG=1 note)
+ * are passed on only when asked for, as libkmod's kmod_set_log_fn(): to @fn,
+ * or without one to stderr when ACCEL_LOG names a priority (1 or err,
+ * warning, info, debug) at or below the message's; a diagnostic turned on
+ * by its own variable (ACCEL_TRACE, ACCEL_SYNC_DEBUG) is asked for by it.
+ *
+ * CUDA / AscendCL: none in CUDA (the runtime does not log);
+ * aclInitCallbackRegister is the nearest in AscendCL.
+ */
+void accel_set_log_fn(accel_log_fn fn, void *data);
 
 /*
  * A lost context: -ENOTRECOVERABLE. The context's device hit a sticky

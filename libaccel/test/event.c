@@ -174,6 +174,28 @@ static int wait_any_all(void)
 	return T_PASS;
 }
 
+/* Three streams, the event under test, a done event, s1 gated. */
+static int rerecord_setup(accel_stream_t *s1, accel_stream_t *s2,
+			  accel_stream_t *s3, accel_event_t *ev,
+			  accel_event_t *done, accel_event_t *g1)
+{
+	int ret = t_ctx() ? 0 : -ENODEV;
+
+	if (!ret)
+		ret = accel_stream_create(NULL, 0, 0, s1);
+	if (!ret)
+		ret = accel_stream_create(NULL, 0, 0, s2);
+	if (!ret)
+		ret = accel_stream_create(NULL, 0, 0, s3);
+	if (!ret)
+		ret = accel_event_create(NULL, 0, ev);
+	if (!ret)
+		ret = accel_event_create(NULL, 0, done);
+	if (!ret)
+		ret = t_gate(*s1, g1);
+	return ret;
+}
+
 /*
  * Bug report: one event re-recorded on several streams and then waited
  * on once must order only after the last record.
@@ -183,13 +205,7 @@ static int rerecord_orders_after_last(void)
 	accel_stream_t s1, s2, s3;
 	accel_event_t ev, g1, g2, done;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s3));
-	CHECK_OK(accel_event_create(NULL, 0, &ev));
-	CHECK_OK(accel_event_create(NULL, 0, &done));
-	CHECK_OK(t_gate(s1, &g1));
+	CHECK_OK(rerecord_setup(&s1, &s2, &s3, &ev, &done, &g1));
 	CHECK_OK(t_gate(s2, &g2));
 	CHECK_OK(accel_event_record(ev, s1));
 	CHECK_OK(accel_event_record(ev, s2));	/* the last record */
@@ -214,13 +230,7 @@ static int rerecord_waits_for_last(void)
 	accel_stream_t s1, s2, s3;
 	accel_event_t ev, g1, done;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s3));
-	CHECK_OK(accel_event_create(NULL, 0, &ev));
-	CHECK_OK(accel_event_create(NULL, 0, &done));
-	CHECK_OK(t_gate(s1, &g1));
+	CHECK_OK(rerecord_setup(&s1, &s2, &s3, &ev, &done, &g1));
 	CHECK_OK(accel_event_record(ev, s2));
 	CHECK_OK(accel_stream_synchronize(s2, ACCEL_TIMEOUT_INFINITE));
 	CHECK_OK(accel_event_record(ev, s1));	/* the last record, gated */

@@ -299,6 +299,39 @@ static int complete_errnos(void)
 	return T_PASS;
 }
 
+/*
+ * A user array the kernel's copy_{from,to}_user refuses (the first page, the
+ * kernel half) is -EFAULT from both transports, and changes nothing.
+ */
+static int bad_user_arrays_are_efault(void)
+{
+	static const uint64_t bad[] = { 8, 0xffff800000000000ULL };
+	struct accel_stream_query q;
+	struct accel_exec_fetch f = { .max_items = 1 };
+	uint32_t ev, i;
+
+	CHECK_OK(event_new(0, &ev));
+	for (i = 0; i < 2; i++) {
+		struct accel_submit s = { .stream = fx.s1, .count = 1,
+					  .descs = bad[i] };
+		struct accel_wait w = { .entries = bad[i], .count = 1 };
+
+		CHECK_RET(xio(ACCEL_IOC_SUBMIT, &s), -EFAULT);
+		CHECK_RET(xio(ACCEL_IOC_WAIT, &w), -EFAULT);
+	}
+	CHECK_OK(query(fx.s1, &q));
+	CHECK(q.submitted == 0 && q.queued == 0);
+	CHECK_OK(attach());
+	for (i = 0; i < 2; i++) {
+		/* What a fetch took is handed out even when the copy-out fails. */
+		CHECK_OK(submit1(fx.s1, d_nop(), NULL));
+		f.items = bad[i];
+		f.timeout_ns = deadline_in(SURE_NS);
+		CHECK_RET(xio(ACCEL_IOC_EXEC_FETCH, &f), -EFAULT);
+	}
+	return T_PASS;
+}
+
 static int stream_wait_after_its_record(void)
 {
 	struct accel_exec_item it[8];
@@ -381,17 +414,26 @@ static int host_signal_on_complete(void)
 	return T_PASS;
 }
 
+/* Attach, queue a NOP on s1 and fetch it: one item in @it. */
+static int attach_fetch_one(struct accel_exec_item *it, uint32_t max)
+{
+	uint32_t n = 0;
+	int ret = attach();
+
+	if (!ret)
+		ret = submit1(fx.s1, d_nop(), NULL);
+	if (!ret)
+		ret = fetch(it, max, deadline_in(SURE_NS), &n);
+	return ret ? ret : (n == 1 ? 0 : -EPROTO);
+}
+
 static int failure_is_sticky_and_cancels_the_rest(void)
 {
 	struct accel_stream_sync ss = { 0 };
 	struct accel_exec_item it[4];
 	struct accel_stream_query q;
-	uint32_t n;
 
-	CHECK_OK(attach());
-	CHECK_OK(submit1(fx.s1, d_nop(), NULL));
-	CHECK_OK(fetch(it, 4, deadline_in(SURE_NS), &n));
-	CHECK(n == 1);
+	CHECK_OK(attach_fetch_one(it, 4));
 	CHECK_OK(submit1(fx.s1, d_nop(), NULL));
 	CHECK_OK(done(fx.s1, 1, -EIO));
 	CHECK_OK(query(fx.s1, &q));
@@ -408,12 +450,8 @@ static int detach_fails_fetched_work_and_resumes_the_engine(void)
 {
 	struct accel_exec_item it[4];
 	struct accel_stream_query q;
-	uint32_t n;
 
-	CHECK_OK(attach());
-	CHECK_OK(submit1(fx.s1, d_nop(), NULL));
-	CHECK_OK(fetch(it, 4, deadline_in(SURE_NS), &n));
-	CHECK(n == 1);
+	CHECK_OK(attach_fetch_one(it, 4));
 	CHECK_OK(submit1(fx.s2, d_copy(fx.rb, 0, fx.ra, 0, fx.pg), NULL));
 	CHECK_OK(detach());
 	CHECK_RET(drain(fx.s1), -EIO);
@@ -493,6 +531,7 @@ X(caps_advertise_executor)
 X(attach_detach_errnos)
 X(cpu_executor_copies)
 X(complete_errnos)
+X(bad_user_arrays_are_efault)
 X(stream_wait_after_its_record)
 X(wait_on_unfetched_record_is_held_back)
 X(host_signal_on_complete)
@@ -505,6 +544,7 @@ T_MAIN({ "caps_advertise_executor", x_caps_advertise_executor },
        { "attach_detach_errnos", x_attach_detach_errnos },
        { "cpu_executor_copies", x_cpu_executor_copies },
        { "complete_errnos", x_complete_errnos },
+       { "bad_user_arrays_are_efault", x_bad_user_arrays_are_efault },
        { "stream_wait_after_its_record", x_stream_wait_after_its_record },
        { "wait_on_unfetched_record_is_held_back",
 	 x_wait_on_unfetched_record_is_held_back },

@@ -124,10 +124,7 @@ static int host_free_deferred_delivers_original(void)
 	accel_event_t gate;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&out, n, 0));
+	CHECK_OK(t_copy_setup(n, &s, &d, &out));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
 	t_fill(h, n, 7);
 	CHECK_OK(t_gate(s, &gate));

@@ -11,10 +11,7 @@ static int pageable_source_freed_after_enqueue(void)
 	accel_event_t gate;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&out, n, 0));
+	CHECK_OK(t_copy_setup(n, &s, &d, &out));
 	src = malloc(n);
 	CHECK(src);
 	t_fill(src, n, 11);
@@ -37,10 +34,7 @@ static int pageable_destination(void)
 	accel_event_t gate;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
+	CHECK_OK(t_copy_setup(n, &s, &d, &h));
 	dst = calloc(1, n);
 	CHECK(dst);
 	t_fill(h, n, 12);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Types of the pure scheduling core, so that the very same as_core.c builds
+ * Types of the pure scheduling core, so that the very same asc_core.c builds
  * in the kernel module and in userspace (libaccel's in-process transport and
  * the unit tests).
  */
-#ifndef _AS_TYPES_H
-#define _AS_TYPES_H
+#ifndef _ASC_TYPES_H
+#define _ASC_TYPES_H
 
 #ifdef __KERNEL__
 #include <linux/types.h>
@@ -33,4 +33,4 @@ typedef int64_t s64;
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #endif
 
-#endif /* _AS_TYPES_H */
+#endif /* _ASC_TYPES_H */

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cuda backend: libaccel attaches as the context's executor and turns
+ * the descriptors the transport hands out into CUDA stream work.
+ *
+ * Two threads per context:
+ *
+ *  - the fetch thread blocks in ACCEL_IOC_EXEC_FETCH (with a deadline, so
+ *    an idle context costs one wakeup every few seconds) and enqueues each
+ *    batch: one non-blocking cudaStream_t per accelstream stream; COPY ->
+ *    cudaMemcpyAsync(cudaMemcpyDefault), consecutive small independent
+ *    copies of one stream in one batch -> one cudaMemcpyBatchAsync;
+ *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
+ *    STREAM_WAIT -> cudaStreamWaitEvent on that event (ordered on the
+ *    device, no host round trip); NOP, HOST_WAIT and HOST_SIGNAL have no
+ *    device work and complete in order. Each stream's part of a batch is
+ *    one *range* [first, last]. Contiguous independent copies of a run
+ *    coalesce into one copy. A range gets no completion event when it is
+ *    enqueued: one event is recorded on the stream, after its newest
+ *    range, when someone is about to wait for it (a waiter, a stream
+ *    query, the completion thread about to sleep) or when the stream went
+ *    quiet (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
+ *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
+ *    stream. Events come from a pool;
+ *
+ *  - the completion thread takes ranges in order per stream, polls their
+ *    events (cudaEventQuery, a short spin while work is in flight, then
+ *    cudaEventSynchronize on a blocking-sync event: it sleeps, it does not
+ *    burn a core), and reports them with one ACCEL_IOC_EXEC_COMPLETE, so
+ *    that the transport retires, unpins and wakes waiters. Idle, it
+ *    sleeps on a condition variable.
+ *
+ * Lock order, outermost first; a lock may be taken while holding any lock
+ * above it, never one below it while holding it:
+ *
+ *   1. accel_ctx.lock (libaccel's context lock, accel_int.h), or the
+ *      staging pool's lock (staging.c): the API calls the backend's
+ *      release, pin and region hooks under the first, the pool submits
+ *      (and so kicks the issue path) and pins chunks under the second.
+ *   2. cx->is.exec_lock (issue path) or cx->cmp.report_lock (completion
+ *      path): never both at once. The completion path kicks the issue
+ *      path only after dropping report_lock; a waiter takes report_lock
+ *      with trylock only, holding nothing.
+ *   3. cx->lock: the state the roles share (struct accel_cuda).
+ *   4. cx->mem.map_lock: the handle map, a leaf.
+ *   5. the transport's lock (inproc ip_ctx.lock, or the kernel's as_ctx
+ *      lock inside an ioctl): every accel_ioctl() is made holding at most
+ *      locks 1 and 2, never cx->lock or map_lock, and the transport calls
+ *      nothing of the backend back.
+ *
+ * CUDA calls are made without cx->lock except cudaEventQuery in the
+ * completion scan and the record of a lazy completion event. TSan checks
+ * the order in make check (libaccel test-fakecuda: the suite under TSan
+ * over the stand-in libcudart).
+ *
+ * A CUDA error while enqueueing fails that descriptor (its stream fails,
+ * sticky, as the ABI says); an error reported by a completion event fails
+ * the range's first descriptor. A sticky error (the device context is
+ * unusable) puts the libaccel context in the lost state: every fetched
+ * descriptor then fails with -EIO and every later call with
+ * -ENOTRECOVERABLE.
+ */
+#ifndef LIBACCEL_CUDA_H
+#define LIBACCEL_CUDA_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+
+#include <cuda_runtime_api.h>
+
+#include "accel_int.h"
+#include "backend.h"
+
+/* CUDA 12.8's cudaMemcpyBatchAsync had a failIdx argument; 13 dropped it. */
+typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
+		     size_t count, struct cudaMemcpyAttributes *a,
+		     size_t *idx, size_t nattrs, size_t *fail_idx,
+		     cudaStream_t stream);
+
+#define CUDA_FNS(X)							\
+	X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaGetDevice) X(cudaFree)		\
+	X(cudaMalloc) X(cudaHostRegister) X(cudaHostUnregister)		\
+	X(cudaStreamCreateWithPriority) X(cudaStreamDestroy)		\
+	X(cudaDeviceGetStreamPriorityRange) X(cudaEventCreateWithFlags)	\
+	X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventQuery)	\
+	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
+	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
+	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)	\
+	X(cudaGetDeviceProperties) X(cudaMemGetInfo)
+
+struct cx_rt {
+#define X(f) __typeof__(f) *f;
+	CUDA_FNS(X)
+#undef X
+	__typeof__(cudaMemcpyBatchAsync) *batch13;
+	batch12_fn batch12;
+	int runtime_version;
+	int load_error;
+	char why[256];
+};
+extern struct cx_rt cx_rt;
+extern pthread_once_t cx_rt_once;
+
+#define CX_FETCH_MAX		256
+#define CX_BATCH_MAX		64
+#define CX_IDLE_NS		(2ULL * 1000000000ULL)
+#define CX_BUCKETS		256
+#define CX_POLL_GAP_NS		1000ULL	/* completion thread, busy */
+
+struct cx_record {
+	uint64_t seq;
+	cudaEvent_t ev;
+};
+
+struct cx_copy {
+	void *dst;
+	const void *src;
+	size_t len;
+	uint64_t seq;
+	uint32_t dreg, sreg;		/* region handles: merge within one */
+};
+
+struct cx_stream {
+	struct cx_stream *hnext;	/* hash chain (under exec_lock) */
+	struct cx_stream *lnext;	/* list of all streams (under exec_lock) */
+	uint32_t kstream;
+	cudaStream_t cs;		/* created at its first device work */
+	/* Under exec_lock. */
+	struct cx_record *rec;		/* EVENT_RECORD events, by seq */
+	unsigned int nrec, caprec;
+	struct cx_copy *copies;		/* the copy run being gathered */
+	unsigned int ncopies, capcopies;
+	struct cx_range *open;		/* this batch's range */
+	bool touched;
+	bool dead;			/* handle destroyed */
+	/* Set by either thread: the stream failed; no more device work. */
+	atomic_bool failed;
+	/* Last seq reported complete (completion thread writes). */
+	_Atomic uint64_t reported;
+	uint64_t last_fetched;
+	/* Under cx->lock. */
+	unsigned int npending;
+	unsigned int blocked_pass;
+	struct cx_range *tail_r;	/* its newest pending range */
+	struct cx_range *cover;		/* its newest pending range with ->ev */
+};
+
+struct cx_range {
+	struct cx_range *next;
+	struct cx_stream *s;
+	uint64_t first, last;
+	uint64_t fail_seq;		/* 0, or the descriptor that failed */
+	int fail_status;
+	bool device_work;
+	bool need_ev;			/* device work: done when an event says */
+	/*
+	 * Recorded after the range (or after a later range of the stream,
+	 * which covers this one too), lazily: when someone is about to wait
+	 * for the stream, or the stream went quiet. NULL until then.
+	 */
+	cudaEvent_t ev;
+	uint64_t t_close;		/* when its fetch pass closed it */
+	/* ACCEL_TRACE: submit, fetch, enqueued, seen done (mono ns). */
+	uint64_t t_submit, t_fetch, t_enq, t_seen;
+	bool seen_by_waiter;
+};
+
+/* ACCEL_TRACE=1: where a copy's time goes, summed per context. */
+struct cx_trace {
+	_Atomic uint64_t ranges, by_waiter, passes_inline, passes_thread;
+	_Atomic uint64_t submit_fetch, fetch_enq, enq_seen, seen_done;
+	_Atomic uint64_t waits, done_woken, done_waiter;
+	_Atomic uint64_t last_done;	/* when the last COMPLETE returned */
+};
+
+struct cx_map_ent {
+	uint32_t handle;
+	uintptr_t base;
+	size_t len;
+};
+
+struct cx_zombie {
+	struct cx_zombie *next;
+	struct accel_region r;
+};
+
+/* Set once by accel_cuda_start(), read-only after (ctx.c). */
+struct cx_config {
+	int device;
+	int prio_least, prio_greatest;
+	uint32_t ctl_stream;		/* private stream: wakes the fetcher */
+	bool batch_ok;
+	bool multi_dev;			/* more than one device: save/restore */
+	bool merge_ok;			/* coalesce contiguous copies */
+	unsigned int batch_max_bytes;
+	uint64_t lazy_ns, lazy_max_ns;
+	unsigned int spin_ns;
+	bool trace;			/* ACCEL_TRACE=1 */
+};
+
+/* The issue path (issue.c): fetch, enqueue, merge. */
+struct cx_issue {
+	/*
+	 * Protects items, touched, fetch_max, streams, buckets, rcache,
+	 * stopped, nrec_total, any_dead, and every cx_stream field marked
+	 * "under exec_lock". Serializes fetching and enqueueing: every
+	 * EXEC_FETCH is a poll made under it, so CUDA work goes out in fetch
+	 * order whoever issues it (the thread that submitted, or the fetch
+	 * thread).
+	 */
+	pthread_mutex_t exec_lock;
+	atomic_int kick;		/* fetchable work may be waiting */
+	struct accel_exec_item *items;
+	struct cx_stream **touched;
+	uint32_t fetch_max;
+	struct cx_stream *streams;	/* every stream, list */
+	struct cx_stream *buckets[CX_BUCKETS];
+	struct cx_range *rcache;	/* idle ranges for the fetch path */
+	bool stopped;			/* no more fetching */
+	unsigned int nrec_total;	/* record events held */
+	bool any_dead;
+	/* Under cx->lock: streams whose handle died, for the next pass. */
+	uint32_t *dead_streams;
+	unsigned int ndead, capdead;
+	atomic_uint ndead_hint;		/* ndead, readable without the lock */
+	/* Under cx->lock: the fetch thread's sleep and its stop. */
+	pthread_cond_t fetch_cond;	/* monotonic clock */
+	bool stop_fetch, fetch_exited;
+};
+
+/* Completion and waiting (done.c). */
+struct cx_completion {
+	/*
+	 * Protects done, ents and done_max, and keeps the ranges being
+	 * reported (and their events) alive: taking done ranges and
+	 * reporting them happens under it, so that reports go out in order
+	 * whoever polls (the completion thread, or a waiter with trylock).
+	 */
+	pthread_mutex_t report_lock;
+	struct cx_range **done;
+	struct accel_exec_done *ents;
+	unsigned int done_max;
+	_Atomic unsigned int helpers;	/* waiters polling completions */
+	/*
+	 * A waiter reported completions: the fetch pass they may enable
+	 * (HOST_WAITs behind them) is left to the completion thread, off
+	 * the waiter's way back, unless that thread sleeps (done_idle).
+	 */
+	atomic_bool kick_deferred;
+	atomic_bool done_idle;
+	/* Under cx->lock. */
+	pthread_cond_t cond;		/* completion thread: work or stop */
+	struct cx_range *head, *tail;	/* pending ranges, fetch order */
+	unsigned int pass;
+	bool stop_done;
+	cudaEvent_t *pool;		/* idle events */
+	unsigned int npool, cappool;
+	struct cx_range *rfree;		/* retired ranges, back to rcache */
+	_Atomic unsigned int npending;	/* also read without the lock */
+};
+
+/* Memory (mem.c). */
+struct cx_memory {
+	/* Protects map, nmap, capmap: HOST_ALLOC regions by handle. */
+	pthread_mutex_t map_lock;
+	struct cx_map_ent *map;
+	unsigned int nmap, capmap;
+	/* Under cx->lock: releases waiting for their last queued use. */
+	struct cx_zombie *zombies;
+};
+
+/*
+ * struct accel_cuda - the cuda backend's state for one context
+ *
+ * Split by role as the files are; the one lock the roles share is
+ * cx->lock. The lock order is written once, at the top of this file.
+ */
+struct accel_cuda {
+	struct accel_ctx *ctx;
+	struct cx_config cfg;
+	pthread_t fetch_thread, done_thread;
+	/*
+	 * Protects what the roles share: the pending ranges and the event
+	 * pool (cmp), the dead-stream list and the fetch thread's stop (is),
+	 * the zombies (mem), and every cx_stream field marked "under
+	 * cx->lock". Held briefly; no CUDA call is made under it except
+	 * cudaEventQuery in the completion scan and cudaEventRecord of a lazy
+	 * completion event, and no ioctl.
+	 */
+	pthread_mutex_t lock;
+	struct cx_issue is;
+	struct cx_completion cmp;
+	struct cx_memory mem;
+	struct cx_trace tr;
+
+	/* The lost state (rt.c): set once, read by everyone, lock-free. */
+	atomic_bool lost_claimed;
+	atomic_bool lost;
+	char lost_why[256];
+};
+
+static inline struct accel_cuda *cx_of(const struct accel_ctx *ctx)
+{
+	return ctx->backend_data;
+}
+
+static inline void *cx_grow(void *p, unsigned int *cap, unsigned int need, size_t elem)
+{
+	unsigned int c = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	n = realloc(p, (size_t)c * elem);
+	if (n)
+		*cap = c;
+	return n;
+}
+
+static inline uint64_t cx_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One take pass: the last event found done (ranges share a cover). */
+struct cx_scan {
+	uint64_t now;
+	cudaEvent_t done_ev;
+};
+
+/* rt.c: libcudart loaded at run time, errno mapping, the lost state */
+void cx_rt_load(void);
+void cx_set_lost(struct accel_cuda *cx, cudaError_t e, const char *call);
+int cx_error(struct accel_cuda *cx, cudaError_t e, const char *call);
+bool accel_cuda_lost(struct accel_ctx *ctx, const char **why);
+
+/* mem.c: device memory, host pinning, the handle map, deferred releases */
+int accel_cuda_map_add(struct accel_ctx *ctx, uint32_t handle, void *base,
+		       size_t len);
+void *cx_map_addr(struct accel_cuda *cx, uint32_t handle, uint64_t off,
+		  uint64_t len);
+int accel_cuda_device_alloc(struct accel_ctx *ctx, size_t size,
+			    struct accel_region *r);
+void accel_cuda_unmap(struct accel_ctx *ctx, const struct accel_region *r);
+void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r);
+void cx_region_cleanup(struct accel_cuda *cx,
+		       const struct accel_region *r);
+int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,
+		       bool deferred);
+void cx_zombies_retry(struct accel_cuda *cx);
+void accel_cuda_region_teardown(struct accel_ctx *ctx,
+				const struct accel_region *r);
+bool accel_cuda_reap(struct accel_ctx *ctx);
+
+/* issue.c: fetching, enqueueing and merging (the issue path) */
+void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s);
+void cx_range_fail(struct cx_range *r, uint64_t seq, int status);
+void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_);
+void accel_cuda_kick(struct accel_ctx *ctx);
+void *cx_fetch_main(void *arg);
+void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
+
+/* done.c: completion and waiting */
+int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev);
+void cx_event_put(struct accel_cuda *cx, cudaEvent_t ev);
+void *cx_done_main(void *arg);
+int accel_cuda_wait_fast(struct accel_ctx *ctx,
+			 int (*poll)(struct accel_ctx *, void *), void *arg,
+			 uint64_t deadline);
+bool accel_cuda_poll(struct accel_ctx *ctx);
+
+/* trace.c: ACCEL_TRACE */
+extern __thread uint64_t cx_tl_submit_ns;
+void accel_cuda_mark_submit(struct accel_ctx *ctx);
+void accel_cuda_trace_wait(struct accel_ctx *ctx);
+void cx_trace_print(struct accel_cuda *cx);
+
+
+#endif /* LIBACCEL_CUDA_H */

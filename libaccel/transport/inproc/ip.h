@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The in-process transport: the accelstream ioctl ABI served by a
+ * userspace model of the driver, for machines where the module cannot be
+ * loaded. The rules come from the pure core (core/, compiled into libaccel
+ * unchanged); these files are only the shell, each the twin of its driver
+ * file: mlock for pinning (ip_mem.c ~ as_mem.c), a mutex and condition
+ * variables for waiting, one worker thread per stream as the copy engine
+ * (ip_engine.c ~ as_engine.c), streams and submission (ip_stream.c ~
+ * as_stream.c), events and host waits (ip_event.c ~ as_event.c), the
+ * executor protocol (ip_exec.c ~ as_exec.c) and the context with its
+ * command table (ip_ctx.c ~ as_drv.c).
+ *
+ * Lock order: there is one lock per context (ip_ctx.lock), taken by every
+ * command and by the workers, never nested with another lock of this
+ * transport. Workers drop it around the memcpy of a COPY; the entry's
+ * region references keep both sides alive meanwhile. The fetch, done and
+ * desc scratch slots are lock-free (one atomic exchange each).
+ */
+#ifndef ACCEL_IP_H
+#define ACCEL_IP_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "asc_core.h"
+#include "transport.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* The module's default max_device_mb; max_pinned_mb follows RAM. */
+#define IP_DEVICE_MB		1024
+#define IP_MMAP_SHIFT		12
+
+/* Where a region's memory is: core.kind, the executor protocol's values. */
+enum ip_region_kind {
+	IP_REGION_USER = ACCEL_REGION_HOST,	/* a registered user range */
+	IP_REGION_HOST = ACCEL_REGION_HOST_ALLOC, /* a memfd the user maps */
+	IP_REGION_DEVICE = ACCEL_REGION_DEVICE,	/* anonymous memory */
+	IP_REGION_EXTERNAL = ACCEL_REGION_EXTERNAL, /* an executor's range */
+};
+
+struct ip_node {
+	struct ip_node *prev, *next;
+};
+
+struct ip_region {
+	struct asc_region core;
+	struct ip_node node;
+	u32 handle;
+	/* Where the engine reads and writes: the user range or our view. */
+	unsigned char *base;
+	size_t map_len;		/* HOST, DEVICE: length of our mapping */
+	int memfd;		/* HOST: backing file, mapped by the user */
+	bool locked;
+	u64 charged;		/* USER: bytes charged to pinned_bytes */
+};
+
+struct ip_stream {
+	struct asc_timeline tl;
+	struct asc_queue q;
+	struct ip_node node;
+	struct ip_ctx *ctx;
+	u32 handle;
+	u32 flags;
+	s32 priority;
+	pthread_t thread;
+	bool dead;		/* handle destroyed */
+	bool exited;		/* worker returned */
+	bool reap;		/* on the reap list: join and free */
+	bool copying;		/* the worker is in a memcpy, lock dropped */
+};
+
+struct ip_event {
+	struct asc_event core;
+	struct ip_node node;
+	u32 handle;
+};
+
+struct ip_idr {
+	void **slots;
+	u32 used;		/* handles handed out; handle = index + 1 */
+	u32 cap;
+	u32 live;
+};
+
+struct ip_ctx {
+	/* Protects everything below and every object of the context. */
+	pthread_mutex_t lock;
+	/* Broadcast on every retirement, signal, submission and destroy. */
+	pthread_cond_t cond;
+	/*
+	 * The workers sleep here while an executor is attached (they run
+	 * nothing then): broadcast on detach, close and stream destroy, so
+	 * that the executor's traffic does not wake every worker.
+	 */
+	pthread_cond_t exec_cond;
+	/* exec_done_locked() retires in bulk: one broadcast at the end. */
+	bool quiet_retire;
+	pid_t pid;
+	unsigned int fork_gen;		/* ip_fork_gen when opened */
+	/* Scratch for the copy-in/out of the hot calls, one of each idle. */
+	_Atomic(void *) fetch_buf, done_buf, desc_buf;
+	bool closing;
+	/* A userspace executor is attached: the workers run nothing. */
+	bool executor;
+	struct ip_idr regions, streams, events;
+	/* Every object until it is freed, live or waiting for references. */
+	struct ip_node all_regions, all_streams, all_events;
+	u64 pinned_bytes;
+	u64 device_bytes;
+	/* ACCEL_INPROC_MAX_PINNED_MB / _DEVICE_MB, taken at open. */
+	u64 max_pinned_bytes;
+	u64 max_device_bytes;
+	long page_size;
+};
+
+/* The public transport type is our context. */
+struct accel_transport {
+	struct ip_ctx ctx;
+};
+
+static inline void node_init(struct ip_node *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline void node_add(struct ip_node *h, struct ip_node *n)
+{
+	n->next = h;
+	n->prev = h->prev;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void node_del(struct ip_node *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+static inline u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* Scratch kept per context for the copy-in/out of the hot calls. */
+#define IP_BUF_CACHE	256
+
+/* ip_ctx.c: handles, waiting, copying user arrays, freeing what the core released. */
+int ip_idr_alloc(struct ip_idr *idr, void *p, u32 max_live, u32 *handle);
+void *ip_idr_find(const struct ip_idr *idr, u32 handle);
+void ip_idr_remove(struct ip_idr *idr, u32 handle);
+int ip_ctx_wait(struct ip_ctx *c, u64 deadline);
+int ip_copy_from_user(void *dst, u64 uptr, size_t len);
+int ip_copy_to_user(u64 uptr, const void *src, size_t len);
+void *ip_buf_get(_Atomic(void *) *slot, size_t n, size_t size,
+		 size_t cache);
+void ip_buf_put(_Atomic(void *) *slot, void *p, size_t n, size_t cache);
+void ip_process_release(struct ip_ctx *c, struct asc_release *rel);
+
+/* ip_mem.c */
+int ip_mem_register(struct ip_ctx *c, void *arg);
+int ip_mem_alloc(struct ip_ctx *c, void *arg);
+int ip_mem_release(struct ip_ctx *c, void *arg);
+int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
+		size_t len, void **addr);
+void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r);
+
+/* ip_stream.c */
+int ip_stream_create(struct ip_ctx *c, void *arg);
+int ip_stream_destroy(struct ip_ctx *c, void *arg);
+int ip_stream_query(struct ip_ctx *c, void *arg);
+int ip_stream_sync(struct ip_ctx *c, void *arg);
+int ip_submit(struct ip_ctx *c, void *arg);
+int ip_submit_descs(struct ip_ctx *c, u32 stream,
+		    const struct accel_desc *descs, u32 count, u64 *seq);
+void ip_stream_reap_locked(struct ip_ctx *c);
+void ip_stream_maybe_free_locked(struct ip_stream *s);
+
+/* ip_event.c */
+int ip_event_create(struct ip_ctx *c, void *arg);
+int ip_event_destroy(struct ip_ctx *c, void *arg);
+int ip_event_record(struct ip_ctx *c, void *arg);
+int ip_event_query(struct ip_ctx *c, void *arg);
+int ip_event_elapsed(struct ip_ctx *c, void *arg);
+int ip_event_signal(struct ip_ctx *c, void *arg);
+int ip_wait(struct ip_ctx *c, void *arg);
+
+/* ip_engine.c */
+void ip_retire_locked(struct ip_stream *s, int status);
+void *ip_stream_worker(void *arg);
+
+/* ip_exec.c */
+int ip_exec_attach(struct ip_ctx *c, void *arg);
+int ip_exec_detach(struct ip_ctx *c, void *arg);
+int ip_exec_fetch(struct ip_ctx *c, void *arg);
+int ip_exec_complete(struct ip_ctx *c, void *arg);
+
+#endif /* ACCEL_IP_H */

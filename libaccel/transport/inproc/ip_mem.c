@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process transport: regions. mlock(2) for pinning user ranges,
+ * memfd mappings for pinned host allocations, anonymous memory as device
+ * memory, and their release (the twin of driver/as_mem.c).
+ */
+#define _GNU_SOURCE
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "ip.h"
+
+void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r)
+{
+	long ps = c->page_size;
+
+	switch (r->core.kind) {
+	case IP_REGION_USER: {
+		u64 start = r->core.addr & ~(u64)(ps - 1);
+		u64 end = (r->core.addr + r->core.size + ps - 1) & ~(u64)(ps - 1);
+		struct ip_node *n;
+
+		/* Pages shared with another registered range stay locked. */
+		for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
+			struct ip_region *o = container_of(n, struct ip_region, node);
+
+			if (o == r || o->core.kind != IP_REGION_USER || !o->locked)
+				continue;
+			if (asc_ranges_overlap(start, ps, o->core.addr, o->core.size))
+				start += ps;
+			if (end > start &&
+			    asc_ranges_overlap(end - ps, ps, o->core.addr, o->core.size))
+				end -= ps;
+		}
+		if (r->locked && end > start)
+			munlock((void *)(uintptr_t)start, end - start);
+		c->pinned_bytes -= r->charged;
+		break;
+	}
+	case IP_REGION_HOST:
+		munmap(r->base, r->map_len);
+		close(r->memfd);
+		c->pinned_bytes -= r->map_len;
+		break;
+	case IP_REGION_DEVICE:
+		munmap(r->base, r->map_len);
+		c->device_bytes -= r->map_len;
+		break;
+	case IP_REGION_EXTERNAL:
+		break;
+	}
+	node_del(&r->node);
+	free(r);
+}
+
+/* Registered host ranges and external ranges are two address spaces. */
+static bool overlaps_locked(struct ip_ctx *c, u32 kind, u64 addr, u64 size)
+{
+	struct ip_node *n;
+
+	for (n = c->all_regions.next; n != &c->all_regions; n = n->next)
+		if (asc_region_conflicts(&container_of(n, struct ip_region,
+						       node)->core,
+					 kind, addr, size))
+			return true;
+	return false;
+}
+
+/* An executor's address range: bounds only, nothing locked or charged. */
+static int ip_mem_register_external(struct ip_ctx *c,
+				    struct accel_mem_register *r)
+{
+	struct ip_region *reg;
+	int ret;
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	node_init(&reg->node);
+	reg->core.kind = IP_REGION_EXTERNAL;
+	reg->core.addr = r->addr;
+	reg->core.size = r->size;
+	reg->core.flags = r->flags;
+	reg->memfd = -1;
+
+	pthread_mutex_lock(&c->lock);
+	if (overlaps_locked(c, IP_REGION_EXTERNAL, r->addr, r->size)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock;
+	node_add(&c->all_regions, &reg->node);
+	r->handle = reg->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+	free(reg);
+	return ret;
+}
+
+int ip_mem_register(struct ip_ctx *c, void *arg)
+{
+	struct accel_mem_register *r = arg;
+	long ps = c->page_size;
+	struct ip_region *reg;
+	u64 start, end;
+	int ret;
+
+	ret = asc_check_mem_register(r);
+	if (ret)
+		return ret;
+	if (r->flags & ACCEL_MEM_EXTERNAL)
+		return ip_mem_register_external(c, r);
+	start = r->addr & ~(u64)(ps - 1);
+	if (r->addr + r->size > UINT64_MAX - ps)
+		return -EINVAL;
+	end = (r->addr + r->size + ps - 1) & ~(u64)(ps - 1);
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	node_init(&reg->node);
+	reg->core.kind = IP_REGION_USER;
+	reg->core.addr = r->addr;
+	reg->base = (unsigned char *)(uintptr_t)r->addr;
+	reg->core.size = r->size;
+	reg->core.flags = r->flags;
+	reg->memfd = -1;
+
+	pthread_mutex_lock(&c->lock);
+	if (overlaps_locked(c, IP_REGION_USER, r->addr, r->size)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	/* Whole pages are charged, as the driver pins them. */
+	reg->charged = end - start;
+	if (reg->charged > c->max_pinned_bytes - c->pinned_bytes) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	/* Every page mapped, and writable unless read-only, as GUP wants. */
+	ret = accel_range_check(r->addr, r->size,
+				!(r->flags & ACCEL_MEM_READONLY));
+	if (ret)
+		goto err_unlock;
+	if (mlock((void *)(uintptr_t)start, end - start)) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	reg->locked = true;
+	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock_pages;
+	node_add(&c->all_regions, &reg->node);
+	c->pinned_bytes += reg->charged;
+	r->handle = reg->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock_pages:
+	munlock((void *)(uintptr_t)start, end - start);
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+	free(reg);
+	return ret;
+}
+
+int ip_mem_alloc(struct ip_ctx *c, void *arg)
+{
+	struct accel_mem_alloc *a = arg;
+	struct ip_region *reg;
+	size_t len;
+	int ret;
+
+	ret = asc_check_mem_alloc(a);
+	if (ret)
+		return ret;
+	len = (a->size + c->page_size - 1) & ~(u64)(c->page_size - 1);
+	/* Past the limit whatever else is allocated: before any memory. */
+	if (len > ((a->flags & ACCEL_MEM_HOST) ? c->max_pinned_bytes :
+		   c->max_device_bytes))
+		return -ENOMEM;
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	node_init(&reg->node);
+	reg->core.size = a->size;
+	reg->core.flags = a->flags;
+	reg->map_len = len;
+	reg->memfd = -1;
+
+	if (a->flags & ACCEL_MEM_HOST) {
+		reg->core.kind = IP_REGION_HOST;
+		reg->memfd = memfd_create("accelstream-host", MFD_CLOEXEC);
+		if (reg->memfd < 0) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		if (ftruncate(reg->memfd, (off_t)len)) {
+			ret = -ENOMEM;
+			goto err_close;
+		}
+		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 reg->memfd, 0);
+		if (reg->base == MAP_FAILED) {
+			ret = -ENOMEM;
+			goto err_close;
+		}
+		if (mlock(reg->base, len)) {
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+		reg->locked = true;
+	} else {
+		reg->core.kind = IP_REGION_DEVICE;
+		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (reg->base == MAP_FAILED) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
+
+	pthread_mutex_lock(&c->lock);
+	if (reg->core.kind == IP_REGION_HOST ?
+	    len > c->max_pinned_bytes - c->pinned_bytes :
+	    len > c->max_device_bytes - c->device_bytes) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock;
+	node_add(&c->all_regions, &reg->node);
+	if (reg->core.kind == IP_REGION_HOST)
+		c->pinned_bytes += len;
+	else
+		c->device_bytes += len;
+	a->handle = reg->handle;
+	a->mmap_offset = reg->core.kind == IP_REGION_HOST ?
+			 (u64)reg->handle << IP_MMAP_SHIFT : 0;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+err_unmap:
+	munmap(reg->base, len);
+err_close:
+	if (reg->memfd >= 0)
+		close(reg->memfd);
+err_free:
+	free(reg);
+	return ret;
+}
+
+int ip_mem_release(struct ip_ctx *c, void *arg)
+{
+	struct accel_mem_release *r = arg;
+	struct ip_region *reg;
+	int ret;
+
+	ret = asc_check_mem_release(r);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	reg = ip_idr_find(&c->regions, r->handle);
+	if (!reg) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = asc_region_release(&reg->core, r->flags);
+	if (ret < 0)
+		goto out;
+	ip_idr_remove(&c->regions, r->handle);
+	if (ret == 1)
+		ip_region_free_locked(c, reg);
+	ret = 0;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
+		size_t len, void **addr)
+{
+	struct ip_ctx *c = &tp->ctx;
+	struct ip_region *reg;
+	void *p;
+	int ret = 0;
+
+	if (offset & ((1ULL << IP_MMAP_SHIFT) - 1))
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	reg = ip_idr_find(&c->regions, (u32)(offset >> IP_MMAP_SHIFT));
+	if (!reg || reg->core.kind != IP_REGION_HOST) {
+		ret = -EINVAL;
+	} else if (!len || len > reg->map_len) {
+		ret = -EINVAL;
+	} else {
+		/* A second mapping of the same pages: the user may unmap it. */
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 reg->memfd, 0);
+		if (p == MAP_FAILED)
+			ret = -ENOMEM;
+		else
+			*addr = p;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
