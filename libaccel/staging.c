@@ -556,9 +556,14 @@ static void job_run(struct stage_chunk *c, struct stage_job *job)
 	 */
 	if (!ret && par_copy(p, job->dst, (void *)c->r.base, job->len, true))
 		accel_check_dst_gone(job->dst, job->len, job->kstream);
-	raise_counter(p->ctx, c->counter, job->drained);
+	/*
+	 * Forget the write before the stream may go on: once it has, the
+	 * caller may read the destination as a source and overwrite it at
+	 * once, and a source overlapping a listed write is read late.
+	 */
 	out_done(p, job->out);
 	job->out = NULL;
+	raise_counter(p->ctx, c->counter, job->drained);
 }
 
 static void *chunk_worker(void *arg)

@@ -213,6 +213,55 @@ out:
 }
 
 /*
+ * A D2H into pageable memory that the stream has passed is done: the
+ * next H2D from that memory reads all of it at enqueue, so the caller may
+ * overwrite it at once. (The pool once forgot the write only after the
+ * stream went on, and read such a source late, after the overwrite.)
+ */
+static int write_done_when_synchronized(void)
+{
+	const size_t n = 3 * KB + 7;
+	unsigned char *buf, *dev, *dev2, *back;
+	accel_stream_t s;
+	int i, ret = T_FAIL;
+
+	if (staging_env("64", "3"))
+		return T_FAIL;
+	buf = malloc(n);
+	back = malloc(n);
+	if (!buf || !back || !t_ctx() ||
+	    accel_stream_create(NULL, 0, 0, &s) ||
+	    accel_malloc(NULL, (void **)&dev, n) ||
+	    accel_malloc(NULL, (void **)&dev2, n))
+		goto out;
+	for (i = 0; i < 3000; i++) {
+		t_fill(buf, n, (unsigned int)i);
+		if (accel_memcpy_async(s, dev, buf, n, ACCEL_MEMCPY_H2D) ||
+		    accel_memcpy_async(s, buf, dev, n, ACCEL_MEMCPY_D2H) ||
+		    accel_stream_synchronize(s, 60 * T_SEC))
+			goto out;
+		/* buf holds fill i; copy it out, then overwrite it at once. */
+		if (accel_memcpy_async(s, dev2, buf, n, ACCEL_MEMCPY_H2D))
+			goto out;
+		memset(buf, 0xee, n);
+		if (accel_memcpy_async(s, back, dev2, n, ACCEL_MEMCPY_D2H) ||
+		    accel_stream_synchronize(s, 60 * T_SEC))
+			goto out;
+		if (!t_check_fill(back, n, (unsigned int)i)) {
+			printf("# round %d: the source was read after the caller overwrote it\n",
+			       i);
+			goto out;
+		}
+	}
+	ret = T_PASS;
+out:
+	free(buf);
+	free(back);
+	staging_env_reset();
+	return ret;
+}
+
+/*
  * Order: behind a gate, many more pageable writes of one device range
  * than the pool has chunks, each followed by a D2H into its own pageable
  * buffer: each read sees exactly the write before it.
@@ -715,6 +764,7 @@ int main(void)
 {
 	static const struct t_case cases[] = {
 		T(unreadable_source), T(exact_across_boundaries),
+		T(write_done_when_synchronized),
 		T(order_kept), T(read_after_pageable_write),
 		T(streams_stay_independent),
 		T(pinned_bounded_behind_gate), T(pool_reused),
