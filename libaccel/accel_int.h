@@ -307,6 +307,8 @@ void accel_handles_lock(void);
 void accel_handles_unlock(void);
 void accel_check_lock(void);
 void accel_check_unlock(void);
+void accel_log_lock(void);
+void accel_log_unlock(void);
 void accel_staging_lock(struct accel_ctx *ctx);
 void accel_staging_unlock(struct accel_ctx *ctx);
 

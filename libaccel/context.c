@@ -26,6 +26,7 @@
  *       pool->lock         staging.c; never held while taking ctx->lock
  *         handle_lock      handle.c, a leaf
  *         check_lock       check.c, a leaf
+ *         log_lock         log.c, a leaf (held only to read the callback)
  *
  * A transport's and the cuda backend's locks nest inside ctx->lock and
  * pool->lock (a submit or an event ioctl under them) and take none of the
@@ -273,12 +274,14 @@ static void fork_prepare(void)
 	}
 	accel_handles_lock();
 	accel_check_lock();
+	accel_log_lock();
 }
 
 static void fork_release(bool child)
 {
 	struct accel_ctx *ctx;
 
+	accel_log_unlock();
 	accel_check_unlock();
 	accel_handles_unlock();
 	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {

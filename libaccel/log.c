@@ -16,9 +16,20 @@
 
 #include "accel_int.h"
 
+/* Protects log_fn and log_data; a leaf, taken by the fork() handlers too. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static accel_log_fn log_fn;
 static void *log_data;
+
+void accel_log_lock(void)
+{
+	pthread_mutex_lock(&log_lock);
+}
+
+void accel_log_unlock(void)
+{
+	pthread_mutex_unlock(&log_lock);
+}
 
 ACCEL_EXPORT
 void accel_set_log_fn(accel_log_fn fn, void *data)
