@@ -12,7 +12,7 @@
 #include "helpers.h"
 
 #define BUSY_THREADS	4
-#define FORKS		150
+#define FORKS		150	/* ACCEL_TEST_FORKS overrides it */
 #define CHILD_ALARM_S	20
 
 struct shared {
@@ -107,6 +107,8 @@ static int fork_while_threads_copy(void)
 	char page[256];
 	pid_t pid;
 	const char *backend = "";
+	const char *env = getenv("ACCEL_TEST_FORKS");
+	int forks = env && atoi(env) > 0 ? atoi(env) : FORKS;
 
 #ifdef __SANITIZE_THREAD__
 	/* TSan cannot run a child that starts threads after such a fork. */
@@ -141,7 +143,7 @@ static int fork_while_threads_copy(void)
 					  ACCEL_TIMEOUT_INFINITE));
 	for (i = 0; i < BUSY_THREADS; i++)
 		CHECK(pthread_create(&th[i], NULL, busy, &sh) == 0);
-	for (i = 0; i < FORKS; i++) {
+	for (i = 0; i < forks; i++) {
 		fflush(stdout);
 		pid = fork();
 		if (pid < 0) {
