@@ -23,6 +23,8 @@ static long (*f_count)(const char *name);
 static void (*f_hold)(int on);
 static long (*f_held)(void);
 static void (*f_fail_dst)(void *p);
+static void (*f_rate)(long ps);
+static int (*f_busy)(void);
 
 /* The stand-in's hooks, once libaccel loaded it; 0, or T_SKIP. */
 static int fake_hooks(void)
@@ -35,8 +37,11 @@ static int fake_hooks(void)
 		f_hold = (void (*)(int))dlsym(h, "fake_cuda_hold");
 		f_held = (long (*)(void))dlsym(h, "fake_cuda_held");
 		f_fail_dst = (void (*)(void *))dlsym(h, "fake_cuda_fail_dst");
+		f_rate = (void (*)(long))dlsym(h, "fake_cuda_rate");
+		f_busy = (int (*)(void))dlsym(h, "fake_cuda_busy");
 	}
-	if (!h || !f_count || !f_hold || !f_held || !f_fail_dst) {
+	if (!h || !f_count || !f_hold || !f_held || !f_fail_dst || !f_rate ||
+	    !f_busy) {
 		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
 		return T_SKIP;
 	}
@@ -342,13 +347,61 @@ static int completion_by_host_word(void)
 	return T_PASS;
 }
 
+/*
+ * Waiting for copies the stand-in's device models as taking about 21 ms
+ * each (5 ns per byte, 4 MiB): a synchronize never returns before the
+ * modelled device is done, whether the waiter sleeps on an estimate or
+ * polls, and it does not spin through the copy: a few hundred polls of
+ * the device at most, where a waiter spinning for 21 ms polls it tens
+ * of thousands of times.
+ */
+static int wait_for_long_copies(void)
+{
+	const size_t n = 4 << 20;
+	long polls = 0, q, syncs;
+	unsigned char *h;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
+		printf("# host words are written at once by the stand-in: not modelled\n");
+		return T_SKIP;
+	}
+	CHECK(t_ctx());
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(n);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, &d, n));
+	t_fill(h, n, 7);
+	syncs = f_count("cudaEventSynchronize");
+	f_rate(5000);
+	for (i = 0; i < 6; i++) {
+		q = f_count("cudaEventQuery");
+		CHECK_OK(accel_memcpy_async(s, d, h, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(!f_busy());
+		q = f_count("cudaEventQuery") - q;
+		printf("# copy %u: %ld polls\n", i, q);
+		polls = q > polls ? q : polls;
+	}
+	f_rate(0);
+	printf("# blocking waits on an event (cudaEventSynchronize): %ld\n",
+	       f_count("cudaEventSynchronize") - syncs);
+	CHECK(polls < 2000);
+	CHECK(t_check_fill(d, n, 7));
+	return T_PASS;
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
 		T(isolated_copy_issued_at_once),
 		T(burst_batched_while_issuing), T(burst_keeps_order),
 		T(error_mid_batch_fails_its_stream),
-		T(completion_by_host_word),
+		T(completion_by_host_word), T(wait_for_long_copies),
 	};
 
 	/* This program is about the CUDA backend, whatever the caller says. */

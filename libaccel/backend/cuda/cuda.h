@@ -49,8 +49,8 @@
  *    earliest pending range's expected end, again and again, and polls
  *    once it is within ACCEL_CUDA_WAKE_US (20) of it. Past the expected
  *    end, or with nothing to go by, it polls for ACCEL_CUDA_SPIN_US (50)
- *    and then sleeps in short slices (a sixteenth of the time waited so
- *    far) between polls. It never spins idle, and is late after a long
+ *    and then sleeps in short slices (a thirty-second of the time waited
+ *    so far, at most 1 ms) between polls. It never spins idle, and is late after a long
  *    copy by at most the slice it slept in. ACCEL_CUDA_HYBRID=0: the
  *    earlier spin-then-sleep (poll ACCEL_CUDA_SPIN_US, then sleep in the
  *    transport while the completion thread sleeps on a blocking-sync
@@ -302,6 +302,8 @@ struct cx_issue {
 	/* The issuer thread polls the kick flag: leave the work to it. */
 	atomic_bool hot;
 	atomic_bool stopping;		/* the context is going: cool down */
+	/* A pass is fetching and issuing: ranges are about to be pending. */
+	atomic_uint issuing;
 	struct accel_exec_item *items;
 	struct cx_stream **touched;
 	uint32_t fetch_max;

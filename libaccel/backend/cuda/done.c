@@ -601,27 +601,35 @@ void *cx_done_main(void *arg)
 	return NULL;
 }
 
-/* This thread's timer slack (ns): a sleep ends up to that late. */
-static __thread long cx_tl_slack = -1;
-
-/* Sleep until @t (mono ns), or @deadline if sooner, waking on time. */
-static void cx_sleep_until(uint64_t t, uint64_t deadline)
+/*
+ * Sleep until @t (mono ns), or @deadline if sooner. The thread's timer
+ * slack (50 us by default) would end the sleep up to that late: it is
+ * lowered for the wait (*@slack keeps the caller's, restored by
+ * cx_slack_restore()).
+ */
+static void cx_sleep_until(uint64_t t, uint64_t deadline, long *slack)
 {
 	struct timespec ts;
 
-	if (cx_tl_slack < 0) {
-		int v = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-
-		cx_tl_slack = v > 0 ? v : 0;
+	if (*slack < 0) {
+		*slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+		if (*slack > 1000)
+			prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	}
 	if (deadline < t)
 		t = deadline;
-	if (t <= cx_mono_ns() + (uint64_t)cx_tl_slack + 1000)
+	if (t <= cx_mono_ns() + 2000)
 		return;
-	t -= (uint64_t)cx_tl_slack;
+	t -= 1000;
 	ts.tv_sec = (time_t)(t / 1000000000ULL);
 	ts.tv_nsec = (long)(t % 1000000000ULL);
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static void cx_slack_restore(long slack)
+{
+	if (slack > 1000)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 }
 
 /*
@@ -653,11 +661,12 @@ static uint64_t cx_next_eta(struct accel_cuda *cx)
  * Between two polls of a hybrid wait that began at @start: sleep half of
  * what remains until the earliest expected end, poll (pause) once within
  * wake_ns of it; past it, or with no estimate, poll for spin_ns, then
- * sleep a sixteenth of the time waited so far (at most
- * CX_SLICE_MAX_NS) between polls.
+ * sleep a thirty-second of the time waited so far (at most
+ * CX_SLICE_MAX_NS) between polls: the end is then seen well enough to
+ * learn the rate from (cx_rate_learn_locked()).
  */
 static void cx_hybrid_pause(struct accel_cuda *cx, uint64_t start,
-			    uint64_t now, uint64_t deadline)
+			    uint64_t now, uint64_t deadline, long *slack)
 {
 	uint64_t next = cx_next_eta(cx), since, slice;
 
@@ -670,7 +679,7 @@ static void cx_hybrid_pause(struct accel_cuda *cx, uint64_t start,
 		}
 		if (cx->cfg.trace)
 			atomic_fetch_add(&cx->tr.naps, 1);
-		cx_sleep_until(now + rem / 2, deadline);
+		cx_sleep_until(now + rem / 2, deadline, slack);
 		return;
 	}
 	since = next > start ? next : start;
@@ -678,12 +687,23 @@ static void cx_hybrid_pause(struct accel_cuda *cx, uint64_t start,
 		cx_pause();
 		return;
 	}
-	slice = (now - start) / 16;
+	slice = (now - start) / 32;
 	if (slice > CX_SLICE_MAX_NS)
 		slice = CX_SLICE_MAX_NS;
 	if (cx->cfg.trace)
 		atomic_fetch_add(&cx->tr.naps, 1);
-	cx_sleep_until(now + slice, deadline);
+	cx_sleep_until(now + slice, deadline, slack);
+}
+
+/*
+ * Work on the device, or about to be: a pass is issuing, or a kick
+ * waits for the issuer (a waiter may come before the copy it waits for
+ * went down: submission returns before the issue).
+ */
+static bool cx_busy(struct accel_cuda *cx)
+{
+	return atomic_load(&cx->cmp.npending) || atomic_load(&cx->is.issuing) ||
+	       (atomic_load(&cx->is.kick) && atomic_load(&cx->is.hot));
 }
 
 /*
@@ -703,11 +723,12 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 {
 	struct accel_cuda *cx = cx_of(ctx);
 	unsigned int reported = 0;
+	long slack = -1;
 	uint64_t start;
 	int ret;
 
 	ret = poll(ctx, arg);
-	if (ret != -ETIME || !cx || !atomic_load(&cx->cmp.npending))
+	if (ret != -ETIME || !cx || !cx_busy(cx))
 		return ret;
 	start = cx_mono_ns();
 	atomic_fetch_add(&cx->cmp.helpers, 1);
@@ -719,7 +740,7 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
 		ret = poll(ctx, arg);
-		if (ret != -ETIME || !atomic_load(&cx->cmp.npending))
+		if (ret != -ETIME || !cx_busy(cx))
 			break;
 		now = cx_mono_ns();
 		if (now >= deadline)
@@ -730,8 +751,9 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			cx_pause();
 			continue;
 		}
-		cx_hybrid_pause(cx, start, now, deadline);
+		cx_hybrid_pause(cx, start, now, deadline, &slack);
 	}
+	cx_slack_restore(slack);
 	/*
 	 * Going to sleep in the transport with work on the device: the
 	 * completion thread, napping while we polled, takes over now.

@@ -726,7 +726,9 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 			if (cx->cfg.trace)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
+			atomic_fetch_add(&cx->is.issuing, 1);
 			cx_fetch_locked(cx, t_submit);
+			atomic_fetch_sub(&cx->is.issuing, 1);
 			passed = true;
 		}
 		pthread_mutex_unlock(&cx->is.exec_lock);

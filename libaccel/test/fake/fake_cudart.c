@@ -21,7 +21,13 @@
  * cudaErrorInvalidValue (a batch holding one fails whole, copying
  * nothing). cuStreamWriteValue32 is reached through
  * cudaGetDriverEntryPointByVersion, as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1
- * hides it. Mapped host memory (cudaHostAlloc) is plain memory: the
+ * hides it. fake_cuda_rate(ps) models a device that takes @ps picoseconds
+ * per byte copied: copies still land at once, but each stream is busy
+ * until its modelled end, an event recorded on it completes then
+ * (cudaEventQuery says cudaErrorNotReady before, cudaEventSynchronize
+ * sleeps until then) and fake_cuda_busy() says whether any stream's
+ * modelled work is still running, so that a test can tell a completion
+ * reported early (host words are written at once: not modelled). Mapped host memory (cudaHostAlloc) is plain memory: the
  * "device" address is the host address, as with UVA.
  *
  * As with CUDA, a child forked after the parent initialised the runtime
@@ -156,6 +162,55 @@ static bool copy_gate(void *const *dsts, size_t n)
 	return fail;
 }
 
+/* The modelled device: ps per byte, and each stream's end (mono ns). */
+static long rate_ps;
+static uint64_t busy_max;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void fake_cuda_rate(long ps);
+void fake_cuda_rate(long ps)
+{
+	__atomic_store_n(&rate_ps, ps, __ATOMIC_RELAXED);
+}
+
+int fake_cuda_busy(void);
+int fake_cuda_busy(void)
+{
+	return __atomic_load_n(&busy_max, __ATOMIC_ACQUIRE) > mono_ns();
+}
+
+/* A stream or an event: when its work ends on the modelled device. */
+struct fake_obj {
+	uint64_t end;
+	uint64_t pad;
+};
+
+static void model_copy(cudaStream_t s, size_t n)
+{
+	struct fake_obj *o = (struct fake_obj *)s;
+	long ps = __atomic_load_n(&rate_ps, __ATOMIC_RELAXED);
+	uint64_t now, end, max;
+
+	if (ps <= 0 || !o)
+		return;
+	now = mono_ns();
+	end = __atomic_load_n(&o->end, __ATOMIC_RELAXED);
+	end = (end > now ? end : now) + (uint64_t)((double)n * (double)ps / 1000.0);
+	__atomic_store_n(&o->end, end, __ATOMIC_RELAXED);
+	max = __atomic_load_n(&busy_max, __ATOMIC_RELAXED);
+	while (max < end &&
+	       !__atomic_compare_exchange_n(&busy_max, &max, end, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
 static pid_t init_pid;
 
 cudaError_t cudaGetDeviceCount(int *n)
@@ -270,7 +325,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int f, int p)
 {
 	(void)f; (void)p;
-	*s = malloc(16);
+	*s = calloc(1, sizeof(struct fake_obj));
 	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
@@ -280,24 +335,66 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int f)
 {
 	(void)f;
 	call(C_EVCREATE);
-	*e = malloc(16);
+	*e = calloc(1, sizeof(struct fake_obj));
 	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) { free(e); return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { call(C_REC); (void)e; (void)s; return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t e) { call(C_QUERY); (void)e; return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t e) { call(C_SYNC); (void)e; return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f) { call(C_WAIT); (void)s; (void)e; (void)f; return cudaSuccess; }
+static uint64_t obj_end(const void *o)
+{
+	return __atomic_load_n(&((const struct fake_obj *)o)->end, __ATOMIC_RELAXED);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	call(C_REC);
+	__atomic_store_n(&((struct fake_obj *)e)->end, s ? obj_end(s) : 0,
+			 __ATOMIC_RELAXED);
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+	call(C_QUERY);
+	return obj_end(e) > mono_ns() ? cudaErrorNotReady : cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	uint64_t end = obj_end(e);
+
+	call(C_SYNC);
+	if (end > mono_ns()) {
+		struct timespec ts = {
+			.tv_sec = (time_t)(end / 1000000000ULL),
+			.tv_nsec = (long)(end % 1000000000ULL),
+		};
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f)
+{
+	struct fake_obj *o = (struct fake_obj *)s;
+
+	call(C_WAIT);
+	(void)f;
+	if (obj_end(e) > obj_end(o))
+		__atomic_store_n(&o->end, obj_end(e), __ATOMIC_RELAXED);
+	return cudaSuccess;
+}
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 			    enum cudaMemcpyKind k, cudaStream_t s)
 {
-	(void)k; (void)s;
+	(void)k;
 	call(C_COPY);
 	if (copy_gate(&dst, 1))
 		return cudaErrorInvalidValue;
 	memmove(dst, src, n);
+	model_copy(s, n);
 	return cudaSuccess;
 }
 
@@ -309,7 +406,7 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 	const char *b = getenv("FAKE_CUDA_BATCH");
 	size_t i;
 
-	(void)s; (void)idx;
+	(void)idx;
 	call(C_BATCH);
 	__atomic_add_fetch(&counts[C_BATCH_ITEMS], count, __ATOMIC_RELAXED);
 	if (b && !strcmp(b, "0"))
@@ -319,8 +416,10 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 	if (copy_gate(dsts, count))
 		return cudaErrorInvalidValue;
 	/* Copies of a batch have no order: run them backwards to show it. */
-	for (i = count; i-- > 0; )
+	for (i = count; i-- > 0; ) {
 		memmove(dsts[i], srcs[i], sizes[i]);
+		model_copy(s, sizes[i]);
+	}
 	__atomic_add_fetch(&batch_calls, 1, __ATOMIC_RELAXED);
 	return cudaSuccess;
 }
