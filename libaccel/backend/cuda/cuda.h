@@ -47,7 +47,10 @@
  *    and its stream's measured ns per byte (learned from completions seen
  *    while polling); the waiter sleeps half of what remains until the
  *    earliest pending range's expected end, again and again, and polls
- *    once it is within ACCEL_CUDA_WAKE_US (20) of it. Past the expected
+ *    once it is within ACCEL_CUDA_WAKE_US (20) of it. It sleeps in the
+ *    transport's own wait (with a 1 us timer slack), so that what it
+ *    waits for still wakes it at once if it comes from elsewhere (a
+ *    host event, another thread's report). Past the expected
  *    end, or with nothing to go by, it polls for ACCEL_CUDA_SPIN_US (50)
  *    and then sleeps in short slices (a thirty-second of the time waited
  *    so far, at most 1 ms) between polls. It never spins idle, and is late after a long
@@ -482,8 +485,8 @@ void cx_word_put(struct accel_cuda *cx, struct cx_stream *s);
 void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 			  uint64_t now);
 int accel_cuda_wait_fast(struct accel_ctx *ctx,
-			 int (*poll)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline);
+			 int (*poll)(struct accel_ctx *, void *, uint64_t),
+			 void *arg, uint64_t deadline);
 bool accel_cuda_poll(struct accel_ctx *ctx);
 
 /* trace.c: ACCEL_TRACE */

@@ -602,28 +602,17 @@ void *cx_done_main(void *arg)
 }
 
 /*
- * Sleep until @t (mono ns), or @deadline if sooner. The thread's timer
- * slack (50 us by default) would end the sleep up to that late: it is
- * lowered for the wait (*@slack keeps the caller's, restored by
- * cx_slack_restore()).
+ * A sleep of the hybrid wait ends up to the thread's timer slack late
+ * (50 us by default): it is lowered to 1 us for the wait; *@slack keeps
+ * the caller's, for cx_slack_restore().
  */
-static void cx_sleep_until(uint64_t t, uint64_t deadline, long *slack)
+static void cx_slack_lower(long *slack)
 {
-	struct timespec ts;
-
-	if (*slack < 0) {
-		*slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-		if (*slack > 1000)
-			prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	}
-	if (deadline < t)
-		t = deadline;
-	if (t <= cx_mono_ns() + 2000)
+	if (*slack >= 0)
 		return;
-	t -= 1000;
-	ts.tv_sec = (time_t)(t / 1000000000ULL);
-	ts.tv_nsec = (long)(t % 1000000000ULL);
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	*slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (*slack > 1000)
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 }
 
 static void cx_slack_restore(long slack)
@@ -658,41 +647,31 @@ static uint64_t cx_next_eta(struct accel_cuda *cx)
 }
 
 /*
- * Between two polls of a hybrid wait that began at @start: sleep half of
- * what remains until the earliest expected end, poll (pause) once within
- * wake_ns of it; past it, or with no estimate, poll for spin_ns, then
- * sleep a thirty-second of the time waited so far (at most
- * CX_SLICE_MAX_NS) between polls: the end is then seen well enough to
- * learn the rate from (cx_rate_learn_locked()).
+ * Between two polls of a hybrid wait that began at @start: until when to
+ * sleep (mono ns), or 0 to poll again at once. Half of what remains
+ * until the earliest expected end; within wake_ns of it, poll; past it,
+ * or with no estimate, poll for spin_ns, then sleep a thirty-second of
+ * the time waited so far (at most CX_SLICE_MAX_NS) between polls: the
+ * end is then seen well enough to learn the rate from
+ * (cx_rate_learn_locked()).
  */
-static void cx_hybrid_pause(struct accel_cuda *cx, uint64_t start,
-			    uint64_t now, uint64_t deadline, long *slack)
+static uint64_t cx_hybrid_next(struct accel_cuda *cx, uint64_t start,
+			       uint64_t now)
 {
 	uint64_t next = cx_next_eta(cx), since, slice;
 
 	if (next > now) {
 		uint64_t rem = next - now;
 
-		if (rem <= 2 * cx->cfg.wake_ns) {
-			cx_pause();
-			return;
-		}
-		if (cx->cfg.trace)
-			atomic_fetch_add(&cx->tr.naps, 1);
-		cx_sleep_until(now + rem / 2, deadline, slack);
-		return;
+		return rem <= 2 * cx->cfg.wake_ns ? 0 : now + rem / 2;
 	}
 	since = next > start ? next : start;
-	if (now - since < cx->cfg.spin_ns) {
-		cx_pause();
-		return;
-	}
+	if (now - since < cx->cfg.spin_ns)
+		return 0;
 	slice = (now - start) / 32;
 	if (slice > CX_SLICE_MAX_NS)
 		slice = CX_SLICE_MAX_NS;
-	if (cx->cfg.trace)
-		atomic_fetch_add(&cx->tr.naps, 1);
-	cx_sleep_until(now + slice, deadline, slack);
+	return slice < 2000 ? 0 : now + slice;
 }
 
 /*
@@ -713,13 +692,13 @@ static bool cx_busy(struct accel_cuda *cx)
  * transport's wait returns at once instead of after two thread
  * hand-offs (completion thread, then the wake of the waiter). Hybrid
  * (cfg.hybrid): for as long as there is device work, sleeping between
- * polls as cx_hybrid_pause() says; else for up to spin_ns.
- * @poll is the wait with a past deadline: -ETIME while not satisfied.
- * Returns its last answer.
+ * polls as cx_hybrid_next() says; else for up to spin_ns.
+ * @poll is the transport's wait until an absolute time (0: a poll):
+ * -ETIME while not satisfied. Returns its last answer.
  */
 int accel_cuda_wait_fast(struct accel_ctx *ctx,
-			 int (*poll)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline)
+			 int (*poll)(struct accel_ctx *, void *, uint64_t),
+			 void *arg, uint64_t deadline)
 {
 	struct accel_cuda *cx = cx_of(ctx);
 	unsigned int reported = 0;
@@ -727,19 +706,19 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	uint64_t start;
 	int ret;
 
-	ret = poll(ctx, arg);
+	ret = poll(ctx, arg, 0);
 	if (ret != -ETIME || !cx || !cx_busy(cx))
 		return ret;
 	start = cx_mono_ns();
 	atomic_fetch_add(&cx->cmp.helpers, 1);
 	for (;;) {
-		uint64_t now;
+		uint64_t now, until;
 
 		if (!pthread_mutex_trylock(&cx->cmp.report_lock)) {
 			reported += cx_poll_locked(cx, true);
 			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
-		ret = poll(ctx, arg);
+		ret = poll(ctx, arg, 0);
 		if (ret != -ETIME || !cx_busy(cx))
 			break;
 		now = cx_mono_ns();
@@ -751,7 +730,21 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			cx_pause();
 			continue;
 		}
-		cx_hybrid_pause(cx, start, now, deadline, &slack);
+		until = cx_hybrid_next(cx, start, now);
+		if (!until) {
+			cx_pause();
+			continue;
+		}
+		if (until > deadline)
+			until = deadline;
+		cx_slack_lower(&slack);
+		if (cx->cfg.trace)
+			atomic_fetch_add(&cx->tr.naps, 1);
+		/* In the transport: what we wait for may come first. */
+		ret = poll(ctx, arg, until);
+		if (ret != -ETIME && ret != -EINTR)
+			break;
+		ret = -ETIME;
 	}
 	cx_slack_restore(slack);
 	/*
@@ -774,10 +767,11 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	return ret;
 }
 
-static int no_poll(struct accel_ctx *ctx, void *arg)
+static int no_poll(struct accel_ctx *ctx, void *arg, uint64_t until)
 {
 	(void)ctx;
 	(void)arg;
+	(void)until;
 	return -ETIME;
 }
 
