@@ -292,7 +292,9 @@ static int cx_range_word(struct accel_cuda *cx, struct cx_range *r, bool force,
 		return -1;
 	}
 	s->word_seq = t->last;
-	return 0;
+	/* Idle device: it may be written already. */
+	w = atomic_load_explicit(s->word, memory_order_acquire);
+	return (int32_t)(w - (uint32_t)r->last) >= 0;
 }
 
 /* The event of a later range of @r's stream that covers it, or NULL. */
@@ -318,14 +320,25 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 		if (w == 1)
 			return 1;
 		if (w == 0) {
+			uint64_t now;
+
 			/*
-			 * An event only where one was recorded (to sleep on):
-			 * it also tells of an earlier copy's failure.
+			 * An event only where one was recorded (to sleep on),
+			 * or for a waiter once the range is late: an earlier
+			 * copy's failure shows only there (the word is then
+			 * never written).
 			 */
 			ev = r->ev ? r->ev : s_cover_ev(r);
 			if (!ev) {
-				r->t_notready = cx_mono_ns();
-				return 0;
+				now = cx_mono_ns();
+				if (!force || now - r->t_close < cx->cfg.spin_ns ||
+				    (r->eta && now < r->eta)) {
+					r->t_notready = now;
+					return 0;
+				}
+				ev = cx_range_event(cx, r, true, &sc->now);
+				if (!ev)
+					return r->need_ev ? 0 : 1;
 			}
 			goto query;
 		}

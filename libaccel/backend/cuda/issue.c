@@ -717,6 +717,11 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 	while (atomic_load(&cx->is.kick)) {
 		if (pthread_mutex_trylock(&cx->is.exec_lock))
 			return;
+		/*
+		 * Counted before the kick is cleared, and until the ranges
+		 * are pending: a waiter always sees work coming (cx_busy()).
+		 */
+		atomic_fetch_add(&cx->is.issuing, 1);
 		atomic_store(&cx->is.kick, 0);
 		if (!cx->is.stopped) {
 			if (cx->cfg.multi_dev && dev < 0 &&
@@ -726,11 +731,10 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 			if (cx->cfg.trace)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
-			atomic_fetch_add(&cx->is.issuing, 1);
 			cx_fetch_locked(cx, t_submit);
-			atomic_fetch_sub(&cx->is.issuing, 1);
 			passed = true;
 		}
+		atomic_fetch_sub(&cx->is.issuing, 1);
 		pthread_mutex_unlock(&cx->is.exec_lock);
 	}
 	/* The caller's current device is its own business. */
