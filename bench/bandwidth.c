@@ -12,7 +12,8 @@
  *   memcpy(3) in as many threads as streams.
  *
  * Each cell moves about BENCH_BYTES (default 512 MiB) in at least
- * BENCH_REPS (default 3) rounds; BENCH_MAX (default 1 GiB) caps the size.
+ * BENCH_REPS (default 3) rounds; BENCH_MAX (default 1 GiB) caps the size;
+ * BENCH_PINNED_ONLY=1 stops after the pinned and duplex rows.
  * The ratio is libaccel / raw, in percent of the raw bandwidth.
  */
 #define _GNU_SOURCE
@@ -435,6 +436,11 @@ int main(int argc, char **argv)
 		row("H2D+D2H", size, 2, lib, raw);
 	}
 
+	/* BENCH_PINNED_ONLY=1: the rows above only (a comparison pass). */
+	if (env_size("BENCH_PINNED_ONLY", 0)) {
+		accel_context_destroy(ctx);
+		return 0;
+	}
 	/* Pageable memory on the host side, both ways, every size. */
 	for (d = H2D; d <= D2H; d++)
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)

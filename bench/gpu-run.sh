@@ -80,6 +80,13 @@ run "libaccel cuda test, ACCEL_CUDA_NO_BATCH=1" 120 \
 run "libaccel cuda test, ACCEL_CUDA_NO_MERGE=1" 120 \
 	env ACCEL_CUDA_NO_MERGE=1 VERBOSE=1 ./libaccel/test/runtests.sh \
 	libaccel/build/test cuda memcpy || status=1
+# Completion by host word (cuStreamWriteValue32), and the pipeline off.
+run "libaccel tests, ACCEL_CUDA_COMPLETION=word" 300 \
+	env ACCEL_CUDA_COMPLETION=word VERBOSE=1 ./libaccel/test/runtests.sh \
+	libaccel/build/test cuda memcpy stream event staging pageable threads || status=1
+run "libaccel tests, ACCEL_CUDA_ISSUER=0 ACCEL_CUDA_HYBRID=0" 300 \
+	env ACCEL_CUDA_ISSUER=0 ACCEL_CUDA_HYBRID=0 VERBOSE=1 \
+	./libaccel/test/runtests.sh libaccel/build/test cuda memcpy stream || status=1
 
 for p in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
 	 acl_two_threads acl_event_order; do
@@ -98,12 +105,40 @@ run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
 # cudaMemcpyBatchAsync of 64, like the raw baseline next to it.
 run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \
 	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+# The executor pipeline (libaccel/backend/cuda/cuda.h), each part against
+# itself switched off, raw CUDA in every run: completion seen on a host
+# word (raw: cuStreamWriteValue32 polled, in every latency run) against
+# events; the issuer off (every copy issued by the thread that submits:
+# the "64 calls per sync" row); the hybrid wait off (the earlier
+# spin-then-sleep).
+run "latency, cuda, ACCEL_CUDA_COMPLETION=word" 120 \
+	env ACCEL_CUDA_COMPLETION=word BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --csv "$OUT/latency-word.csv"
+run "latency, cuda, ACCEL_CUDA_ISSUER=0 (decoupled issue off)" 120 \
+	env ACCEL_CUDA_ISSUER=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --csv "$OUT/latency-noissuer.csv"
+run "latency, cuda, ACCEL_CUDA_HYBRID=0 (hybrid wait off)" 120 \
+	env ACCEL_CUDA_HYBRID=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --csv "$OUT/latency-nohybrid.csv"
 # Pinned H2D/D2H/D2D on 1, 2, 4 streams, duplex, pageable both ways at
 # every size, and registration (1 GiB, 4 GiB) next to cudaHostRegister.
 run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth.csv"
+# The pinned and duplex rows again (where the wait's wake-up showed: D2D
+# 1 MiB - 1 GiB, H2D 1 MiB, duplex) with the hybrid wait off, and with
+# completion by host word.
+run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=0" 300 \
+	env ACCEL_CUDA_HYBRID=0 BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
+	BENCH_BYTES=${BENCH_BYTES:-536870912} \
+	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
+	--csv "$OUT/bandwidth-nohybrid.csv"
+run "bandwidth, cuda, pinned rows, ACCEL_CUDA_COMPLETION=word" 300 \
+	env ACCEL_CUDA_COMPLETION=word BENCH_PINNED_ONLY=1 \
+	BENCH_REPS=${BENCH_REPS:-3} BENCH_BYTES=${BENCH_BYTES:-536870912} \
+	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
+	--csv "$OUT/bandwidth-word.csv"
 # The plot needs gnuplot; without it, one line says so (not a failure).
 run "plot" 60 make -C bench plot CSV="$(cd "$OUT" && pwd)/bandwidth.csv"
 run "latency, cpu (inproc engine)" 60 env ACCEL_BACKEND=cpu BENCH_ITERS=1000 \

@@ -6,7 +6,8 @@
  *
  *   GPU (ACCEL_BACKEND=cuda): accel_memcpy_async + accel_stream_synchronize
  *   against raw cudaMemcpyAsync + cudaEventRecord polled with
- *   cudaEventQuery, and + cudaStreamSynchronize; batches of 64 copies
+ *   cudaEventQuery, + cuStreamWriteValue32 into mapped pinned memory with
+ *   the host polling the word, and + cudaStreamSynchronize; batches of 64 copies
  *   against 64 cudaMemcpyAsync calls and one cudaMemcpyBatchAsync.
  *
  *   CPU (ACCEL_BACKEND=cpu): the same through the transport's engine
@@ -207,6 +208,55 @@ static double lib_run(enum lib_measure m, uint64_t *t)
 }
 
 #ifdef HAVE_CUDA
+/* The driver's cuStreamWriteValue32, reached through the runtime. */
+typedef int (*write32_fn)(cudaStream_t stream, unsigned long long addr,
+			  unsigned int value, unsigned int flags);
+
+/*
+ * Raw CUDA, completion seen on a host word: cudaMemcpyAsync, then
+ * cuStreamWriteValue32 of the iteration's number into mapped pinned
+ * memory, the host spinning on the word (what ACCEL_CUDA_COMPLETION=word
+ * does).
+ */
+static void raw_word_round_trip(unsigned char *d, unsigned char *h,
+				cudaStream_t cs, double lib, uint64_t *t)
+{
+	enum cudaDriverEntryPointQueryResult st;
+	unsigned int *word = NULL, i;
+	void *fn = NULL, *dword = NULL;
+	write32_fn w32;
+
+	if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000,
+					     cudaEnableDefault, &st) != cudaSuccess ||
+	    st != cudaDriverEntryPointSuccess ||
+	    cudaHostAlloc((void **)&word, 64, cudaHostAllocMapped) != cudaSuccess ||
+	    cudaHostGetDevicePointer(&dword, word, 0) != cudaSuccess) {
+		cudaGetLastError();
+		printf("# no cuStreamWriteValue32 into mapped memory: no host-word baseline\n");
+		return;
+	}
+	w32 = (write32_fn)fn;
+	__atomic_store_n(word, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = bench_ns();
+
+		CU(cudaMemcpyAsync(d, h, SMALL, cudaMemcpyHostToDevice, cs));
+		if (w32(cs, (unsigned long long)(uintptr_t)dword, i + 1, 0)) {
+			printf("# cuStreamWriteValue32 failed: no host-word baseline\n");
+			CU(cudaStreamSynchronize(cs));
+			cudaFreeHost(word);
+			return;
+		}
+		while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != i + 1)
+			;
+		t[i] = bench_ns() - t0;
+	}
+	row("64 B H2D round trip (us)", lib, med_us(t),
+	    "cudaMemcpyAsync + cuStreamWriteValue32, host word polled");
+	CU(cudaStreamSynchronize(cs));
+	cudaFreeHost(word);
+}
+
 static void gpu_rows(uint64_t *t)
 {
 	unsigned char *h, *d;
@@ -247,6 +297,7 @@ static void gpu_rows(uint64_t *t)
 	raw = med_us(t);
 	row("64 B H2D round trip (us)", lib, raw,
 	    "cudaMemcpyAsync + event polled");
+	raw_word_round_trip(d, h, cs, lib, t);
 	for (i = 0; i < iters; i++) {
 		uint64_t t0 = bench_ns();
 

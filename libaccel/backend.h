@@ -75,9 +75,10 @@ struct accel_backend_device {
  *	when there was device work to look at.
  * @wait_fast: before a blocking wait until absolute @deadline: poll
  *	completions from this thread while work is on the device; @poll_fn
- *	is the wait with a past deadline (-ETIME while not satisfied), called
- *	at least once. Its last answer; -ETIME: the caller waits in the
- *	transport.
+ *	is the transport's wait until an absolute CLOCK_MONOTONIC time in
+ *	ns (0: a poll; -ETIME while not satisfied, -EINTR interrupted),
+ *	called at least once, as a poll. Its last answer; -ETIME: the caller
+ *	waits in the transport.
  * @mark_submit: ACCEL_TRACE: the time of a submit (this thread).
  * @trace_wait: ACCEL_TRACE: a wait returned.
  * @device_query: what the context's device is; 0 or -errno.
@@ -105,8 +106,8 @@ struct accel_backend_ops {
 	void (*kick)(struct accel_ctx *ctx);
 	bool (*poll)(struct accel_ctx *ctx);
 	int (*wait_fast)(struct accel_ctx *ctx,
-			 int (*poll_fn)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline);
+			 int (*poll_fn)(struct accel_ctx *, void *, uint64_t),
+			 void *arg, uint64_t deadline);
 	void (*mark_submit)(struct accel_ctx *ctx);
 	void (*trace_wait)(struct accel_ctx *ctx);
 	int (*device_query)(struct accel_ctx *ctx,

@@ -274,12 +274,12 @@ int accel_stream_query(accel_stream_t stream)
 	return ret;
 }
 
-/* STREAM_SYNC as a poll: -ETIME while not done. */
-static int stream_sync_poll(struct accel_ctx *ctx, void *arg)
+/* STREAM_SYNC until absolute @until (0: a poll): -ETIME while not done. */
+static int stream_sync_poll(struct accel_ctx *ctx, void *arg, uint64_t until)
 {
 	struct accel_stream_sync ss = *(struct accel_stream_sync *)arg;
 
-	ss.timeout_ns = 0;
+	ss.timeout_ns = until;
 	return accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
 }
 
@@ -458,14 +458,14 @@ int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 	return ret;
 }
 
-/* WAIT as a poll: -ETIME while not satisfied. */
-static int kwait_poll(struct accel_ctx *ctx, void *arg)
+/* WAIT until absolute @until (0: a poll): -ETIME while not satisfied. */
+static int kwait_poll(struct accel_ctx *ctx, void *arg, uint64_t until)
 {
 	struct accel_wait *w = arg;
 	uint64_t deadline = w->timeout_ns;
 	int ret;
 
-	w->timeout_ns = 0;
+	w->timeout_ns = until;
 	ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, w);
 	w->timeout_ns = deadline;
 	return ret;

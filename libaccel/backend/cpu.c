@@ -99,11 +99,11 @@ static void cpu_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
 
 /* Nothing on a device to poll: one look, then the caller waits. */
 static int cpu_wait_fast(struct accel_ctx *ctx,
-			 int (*poll_fn)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline)
+			 int (*poll_fn)(struct accel_ctx *, void *, uint64_t),
+			 void *arg, uint64_t deadline)
 {
 	(void)deadline;
-	return poll_fn(ctx, arg);
+	return poll_fn(ctx, arg, 0);
 }
 
 /* One soft device per transport connection, as big as GET_INFO says. */

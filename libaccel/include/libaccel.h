@@ -89,7 +89,9 @@ typedef struct accel_event *accel_event_t;
  * usable, else cpu. Tuning: ACCEL_CUDA_NO_BATCH=1 (no
  * cudaMemcpyBatchAsync), ACCEL_CUDA_BATCH_MAX (bytes, largest copy to
  * batch, default 262144), ACCEL_CUDA_SPIN_US (how long completion is
- * polled before sleeping, default 50), ACCEL_CUDART (libcudart to load).
+ * polled before sleeping, default 50), ACCEL_CUDART (libcudart to load);
+ * the executor pipeline's switches ACCEL_CUDA_ISSUER, ACCEL_CUDA_HYBRID
+ * and ACCEL_CUDA_COMPLETION=event|word are in libaccel(7).
  */
 
 /**

@@ -97,6 +97,18 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	cx->cfg.multi_dev = ndev > 1;
 	cx->cfg.merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
 	cx->cfg.trace = accel_env_flag("ACCEL_TRACE");
+	/* The executor pipeline's switches (cuda.h), to compare on and off. */
+	cx->cfg.issuer = env_uint("ACCEL_CUDA_ISSUER", 1) != 0;
+	cx->cfg.issue_spin_ns = env_uint("ACCEL_CUDA_ISSUE_SPIN_US", 20) * 1000ULL;
+	cx->cfg.hybrid = env_uint("ACCEL_CUDA_HYBRID", 1) != 0;
+	cx->cfg.wake_ns = env_uint("ACCEL_CUDA_WAKE_US", 20) * 1000ULL;
+	{
+		const char *c = getenv("ACCEL_CUDA_COMPLETION");
+
+		cx->cfg.word = c && !strcmp(c, "word") && cx_rt.write32 &&
+			       cx_rt.cudaHostAlloc && cx_rt.cudaFreeHost &&
+			       cx_rt.cudaHostGetDevicePointer;
+	}
 	cx->is.fetch_max = CX_FETCH_MAX;
 	if (cx->is.fetch_max > ctx->info.max_submit)
 		cx->is.fetch_max = ctx->info.max_submit;
@@ -114,13 +126,13 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	pthread_mutex_init(&cx->mem.map_lock, NULL);
 	pthread_mutex_init(&cx->is.exec_lock, NULL);
 	pthread_mutex_init(&cx->cmp.report_lock, NULL);
-	pthread_cond_init(&cx->cmp.cond, NULL);
 	{
 		pthread_condattr_t ca;
 
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 		pthread_cond_init(&cx->is.fetch_cond, &ca);
+		pthread_cond_init(&cx->cmp.cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
 
@@ -183,6 +195,7 @@ static void accel_cuda_stop(struct accel_ctx *ctx)
 
 	if (!cx)
 		return;
+	atomic_store(&cx->is.stopping, true);
 	pthread_mutex_lock(&cx->lock);
 	cx->is.stop_fetch = true;
 	pthread_cond_signal(&cx->is.fetch_cond);
@@ -247,6 +260,7 @@ static void accel_cuda_free_ctx(struct accel_ctx *ctx)
 	}
 	for (i = 0; i < cx->cmp.npool; i++)
 		cx_rt.cudaEventDestroy(cx->cmp.pool[i]);
+	cx_words_free(cx);
 	free(cx->cmp.pool);
 	free(cx->mem.map);
 	free(cx->is.dead_streams);

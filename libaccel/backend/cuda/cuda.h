@@ -3,32 +3,64 @@
  * The cuda backend: libaccel attaches as the context's executor and turns
  * the descriptors the transport hands out into CUDA stream work.
  *
- * Two threads per context:
+ * The executor pipeline, in three parts:
  *
- *  - the fetch thread blocks in ACCEL_IOC_EXEC_FETCH (with a deadline, so
- *    an idle context costs one wakeup every few seconds) and enqueues each
- *    batch: one non-blocking cudaStream_t per accelstream stream; COPY ->
- *    cudaMemcpyAsync(cudaMemcpyDefault), consecutive small independent
- *    copies of one stream in one batch -> one cudaMemcpyBatchAsync;
+ *  - issue (issue.c): SUBMIT returns once the transport holds the
+ *    descriptors; issuing them to CUDA is decoupled from it. A copy that
+ *    finds the issuer cold (nothing issued for ACCEL_CUDA_ISSUE_SPIN_US,
+ *    20) is issued at once from the submitting thread (no hand-off, the
+ *    latency of an isolated copy), and the issuer thread is woken; while
+ *    it is hot it takes every later submission, so a burst from one
+ *    thread accumulates while the previous issue runs and goes down as
+ *    one pass: per stream, independent small copies as one
+ *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
+ *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
+ *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
  *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
  *    STREAM_WAIT -> cudaStreamWaitEvent on that event (ordered on the
  *    device, no host round trip); NOP, HOST_WAIT and HOST_SIGNAL have no
- *    device work and complete in order. Each stream's part of a batch is
- *    one *range* [first, last]. Contiguous independent copies of a run
- *    coalesce into one copy. A range gets no completion event when it is
- *    enqueued: one event is recorded on the stream, after its newest
- *    range, when someone is about to wait for it (a waiter, a stream
- *    query, the completion thread about to sleep) or when the stream went
- *    quiet (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
- *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
- *    stream. Events come from a pool;
+ *    device work and complete in order. Each stream's part of a pass is
+ *    one *range* [first, last]. ACCEL_CUDA_ISSUER=0: every pass is made
+ *    by the thread that submitted (no issuer thread taking over);
  *
- *  - the completion thread takes ranges in order per stream, polls their
- *    events (cudaEventQuery, a short spin while work is in flight, then
- *    cudaEventSynchronize on a blocking-sync event: it sleeps, it does not
- *    burn a core), and reports them with one ACCEL_IOC_EXEC_COMPLETE, so
- *    that the transport retires, unpins and wakes waiters. Idle, it
- *    sleeps on a condition variable.
+ *  - completion (done.c): a range gets no completion marker when it is
+ *    enqueued: one is written on the stream, after its newest range, when
+ *    someone is about to wait for it (a waiter, a stream query, the
+ *    completion thread about to sleep) or when the stream went quiet
+ *    (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
+ *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
+ *    stream. The marker is a cudaEventRecord polled with cudaEventQuery,
+ *    or with ACCEL_CUDA_COMPLETION=word a cuStreamWriteValue32 of the
+ *    range's last seq into a word of mapped pinned memory that the host
+ *    reads (the driver call reached through
+ *    cudaGetDriverEntryPointByVersion; events where it is missing). An
+ *    event is still recorded where one is needed to sleep on or to learn
+ *    of an asynchronous error. The completion thread takes ranges in
+ *    order per stream and reports them with one ACCEL_IOC_EXEC_COMPLETE,
+ *    so that the transport retires, unpins and wakes waiters; idle, it
+ *    sleeps on a condition variable;
+ *
+ *  - waiting (done.c): a waiter whose context has work on the device
+ *    polls completions itself and reports them, so that its wait returns
+ *    without a thread hand-off. Hybrid (io_uring's hybrid polling): every
+ *    range carries when it should be done, from its bytes per direction
+ *    and its stream's measured ns per byte (learned from completions seen
+ *    while polling); the waiter sleeps half of what remains until the
+ *    earliest pending range's expected end, again and again, and polls
+ *    once it is within ACCEL_CUDA_WAKE_US (20) of it. It sleeps in the
+ *    transport's own wait (with a 1 us timer slack), so that what it
+ *    waits for still wakes it at once if it comes from elsewhere (a
+ *    host event, another thread's report). Past the expected
+ *    end, or with nothing to go by, it polls for ACCEL_CUDA_SPIN_US (50)
+ *    and then sleeps in short slices (a thirty-second of the time waited
+ *    so far, at most 1 ms) between polls. It never spins idle, and is late after a long
+ *    copy by at most the slice it slept in. ACCEL_CUDA_HYBRID=0: the
+ *    earlier spin-then-sleep (poll ACCEL_CUDA_SPIN_US, then sleep in the
+ *    transport while the completion thread sleeps on a blocking-sync
+ *    event).
+ *
+ * The fetch thread is the issuer: hot, it polls the kick flag; cold, it
+ * sleeps on fetch_cond (a safety net every few seconds).
  *
  * Lock order, outermost first; a lock may be taken while holding any lock
  * above it, never one below it while holding it:
@@ -49,7 +81,8 @@
  *      nothing of the backend back.
  *
  * CUDA calls are made without cx->lock except cudaEventQuery in the
- * completion scan and the record of a lazy completion event. TSan checks
+ * completion scan and the record (cudaEventRecord or
+ * cuStreamWriteValue32) of a lazy completion marker. TSan checks
  * the order in make check (libaccel test-fakecuda: the suite under TSan
  * over the stand-in libcudart).
  *
@@ -88,6 +121,10 @@ typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
 		     size_t *idx, size_t nattrs, size_t *fail_idx,
 		     cudaStream_t stream);
 
+/* The driver's cuStreamWriteValue32 (CUresult is an int-sized enum). */
+typedef int (*write32_fn)(cudaStream_t stream, unsigned long long addr,
+			  uint32_t value, unsigned int flags);
+
 #define CUDA_FNS(X)							\
 	X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaGetDevice) X(cudaFree)		\
 	X(cudaMalloc) X(cudaHostRegister) X(cudaHostUnregister)		\
@@ -105,6 +142,11 @@ struct cx_rt {
 #undef X
 	__typeof__(cudaMemcpyBatchAsync) *batch13;
 	batch12_fn batch12;
+	/* Optional: completion by host word (ACCEL_CUDA_COMPLETION=word). */
+	__typeof__(cudaHostAlloc) *cudaHostAlloc;
+	__typeof__(cudaFreeHost) *cudaFreeHost;
+	__typeof__(cudaHostGetDevicePointer) *cudaHostGetDevicePointer;
+	write32_fn write32;		/* the driver's cuStreamWriteValue32 */
 	int runtime_version;
 	int load_error;
 	char why[256];
@@ -117,6 +159,13 @@ extern pthread_once_t cx_rt_once;
 #define CX_IDLE_NS		(2ULL * 1000000000ULL)
 #define CX_BUCKETS		256
 #define CX_POLL_GAP_NS		1000ULL	/* completion thread, busy */
+#define CX_HELPER_NAP_NS	200000ULL /* completion thread, a waiter polls */
+#define CX_SLICE_MAX_NS		1000000ULL /* longest sleep between polls */
+#define CX_SAMPLE_MIN_BYTES	(1U << 20) /* a range that teaches the rate */
+#define CX_WORDS_PER_PAGE	64	/* host words, a cache line each */
+
+/* Directions, for the rate a range moves at. */
+enum { CX_H2D, CX_D2H, CX_D2D, CX_H2H, CX_NDIR, CX_MIXED = CX_NDIR };
 
 struct cx_record {
 	uint64_t seq;
@@ -154,6 +203,26 @@ struct cx_stream {
 	unsigned int blocked_pass;
 	struct cx_range *tail_r;	/* its newest pending range */
 	struct cx_range *cover;		/* its newest pending range with ->ev */
+	uint64_t eta_tail;		/* when its newest range should end */
+	double nspb[CX_NDIR];		/* measured ns per byte, 0: not yet */
+	/*
+	 * ACCEL_CUDA_COMPLETION=word: the stream's word in mapped pinned
+	 * memory (written by the device, read by the host), and the last
+	 * seq a write was enqueued for (under cx->lock).
+	 */
+	_Atomic uint32_t *word;
+	unsigned long long word_dev;
+	struct cx_wordpage *word_page;
+	unsigned int word_slot;
+	uint64_t word_seq;
+};
+
+/* A page of mapped pinned host words (ACCEL_CUDA_COMPLETION=word). */
+struct cx_wordpage {
+	struct cx_wordpage *next;
+	char *host;
+	unsigned long long dev;
+	uint64_t used;			/* bit per slot */
 };
 
 struct cx_range {
@@ -171,6 +240,12 @@ struct cx_range {
 	 */
 	cudaEvent_t ev;
 	uint64_t t_close;		/* when its fetch pass closed it */
+	/* Hybrid waiting: what it moves and when it should be done. */
+	uint64_t bytes;
+	unsigned int dir;		/* CX_H2D.., CX_MIXED */
+	uint64_t t_start;		/* issued to an idle stream: then; else 0 */
+	uint64_t eta;			/* expected end (mono ns), 0: unknown */
+	uint64_t t_notready;		/* last poll that found it not done */
 	/* ACCEL_TRACE: submit, fetch, enqueued, seen done (mono ns). */
 	uint64_t t_submit, t_fetch, t_enq, t_seen;
 	bool seen_by_waiter;
@@ -179,6 +254,7 @@ struct cx_range {
 /* ACCEL_TRACE=1: where a copy's time goes, summed per context. */
 struct cx_trace {
 	_Atomic uint64_t ranges, by_waiter, passes_inline, passes_thread;
+	_Atomic uint64_t passes_issuer, naps, samples;
 	_Atomic uint64_t submit_fetch, fetch_enq, enq_seen, seen_done;
 	_Atomic uint64_t waits, done_woken, done_waiter;
 	_Atomic uint64_t last_done;	/* when the last COMPLETE returned */
@@ -206,6 +282,11 @@ struct cx_config {
 	unsigned int batch_max_bytes;
 	uint64_t lazy_ns, lazy_max_ns;
 	unsigned int spin_ns;
+	bool issuer;			/* an issuer thread takes bursts */
+	uint64_t issue_spin_ns;		/* how long it stays hot */
+	bool hybrid;			/* hybrid waiting */
+	uint64_t wake_ns;		/* poll from this close to the end */
+	bool word;			/* completion by host word */
 	bool trace;			/* ACCEL_TRACE=1 */
 };
 
@@ -221,6 +302,11 @@ struct cx_issue {
 	 */
 	pthread_mutex_t exec_lock;
 	atomic_int kick;		/* fetchable work may be waiting */
+	/* The issuer thread polls the kick flag: leave the work to it. */
+	atomic_bool hot;
+	atomic_bool stopping;		/* the context is going: cool down */
+	/* A pass is fetching and issuing: ranges are about to be pending. */
+	atomic_uint issuing;
 	struct accel_exec_item *items;
 	struct cx_stream **touched;
 	uint32_t fetch_max;
@@ -268,6 +354,9 @@ struct cx_completion {
 	unsigned int npool, cappool;
 	struct cx_range *rfree;		/* retired ranges, back to rcache */
 	_Atomic unsigned int npending;	/* also read without the lock */
+	/* Under cx->lock: ns per byte by direction, over all streams. */
+	double nspb[CX_NDIR];
+	struct cx_wordpage *words;	/* host word pages */
 };
 
 /* Memory (mem.c). */
@@ -338,10 +427,20 @@ static inline uint64_t cx_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static inline void cx_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	sched_yield();
+#endif
+}
+
 /* One take pass: the last event found done (ranges share a cover). */
 struct cx_scan {
 	uint64_t now;
 	cudaEvent_t done_ev;
+	uint64_t now2;			/* when the pass saw ranges done */
 };
 
 /* rt.c: libcudart loaded at run time, errno mapping, the lost state */
@@ -380,9 +479,14 @@ void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
 int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev);
 void cx_event_put(struct accel_cuda *cx, cudaEvent_t ev);
 void *cx_done_main(void *arg);
+void cx_words_free(struct accel_cuda *cx);
+int cx_word_get(struct accel_cuda *cx, struct cx_stream *s);
+void cx_word_put(struct accel_cuda *cx, struct cx_stream *s);
+void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
+			  uint64_t now);
 int accel_cuda_wait_fast(struct accel_ctx *ctx,
-			 int (*poll)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline);
+			 int (*poll)(struct accel_ctx *, void *, uint64_t),
+			 void *arg, uint64_t deadline);
 bool accel_cuda_poll(struct accel_ctx *ctx);
 
 /* trace.c: ACCEL_TRACE */

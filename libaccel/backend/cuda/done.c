@@ -1,11 +1,162 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cuda backend: completion and waiting. The event pool, the lazy
- * completion events of ranges, the completion thread that reports done
- * ranges with EXEC_COMPLETE, and the waiter fast path that does the same
- * from a waiting thread.
+ * The cuda backend: completion and waiting. The event pool, the host
+ * words, the lazy completion markers of ranges, when a range should be
+ * done, the completion thread that reports done ranges with
+ * EXEC_COMPLETE, and the hybrid waiter that does the same from a waiting
+ * thread.
  */
 #include "cuda.h"
+#include <sys/prctl.h>
+
+/*
+ * Host words (ACCEL_CUDA_COMPLETION=word): a cache line of mapped pinned
+ * memory per stream, taken from pages of CX_WORDS_PER_PAGE; the device
+ * writes a range's last seq there, the host reads it. Pages stay until
+ * the context goes. 0, or -ENOMEM (the stream then uses events).
+ */
+int cx_word_get(struct accel_cuda *cx, struct cx_stream *s)
+{
+	struct cx_wordpage *pg;
+	unsigned int slot;
+	void *dev = NULL;
+	cudaError_t e;
+
+	pthread_mutex_lock(&cx->lock);
+	for (pg = cx->cmp.words; pg; pg = pg->next)
+		if (~pg->used)
+			break;
+	pthread_mutex_unlock(&cx->lock);
+	if (!pg) {
+		pg = calloc(1, sizeof(*pg));
+		if (!pg)
+			return -ENOMEM;
+		e = cx_rt.cudaHostAlloc((void **)&pg->host,
+				     CX_WORDS_PER_PAGE * 64,
+				     cudaHostAllocMapped | cudaHostAllocPortable);
+		if (e == cudaSuccess)
+			e = cx_rt.cudaHostGetDevicePointer(&dev, pg->host, 0);
+		if (e != cudaSuccess) {
+			if (pg->host)
+				cx_rt.cudaFreeHost(pg->host);
+			free(pg);
+			cx_rt.cudaGetLastError();
+			return -ENOMEM;
+		}
+		memset(pg->host, 0, CX_WORDS_PER_PAGE * 64);
+		pg->dev = (unsigned long long)(uintptr_t)dev;
+		pthread_mutex_lock(&cx->lock);
+		pg->next = cx->cmp.words;
+		cx->cmp.words = pg;
+		pthread_mutex_unlock(&cx->lock);
+	}
+	pthread_mutex_lock(&cx->lock);
+	if (!~pg->used) {
+		/* Taken meanwhile: the next caller allocates. */
+		pthread_mutex_unlock(&cx->lock);
+		return -ENOMEM;
+	}
+	slot = (unsigned int)__builtin_ctzll(~pg->used);
+	pg->used |= 1ULL << slot;
+	s->word_page = pg;
+	s->word_slot = slot;
+	s->word = (_Atomic uint32_t *)(pg->host + slot * 64);
+	s->word_dev = pg->dev + slot * 64;
+	/* Below every seq the stream will report from now on. */
+	atomic_store(s->word, (uint32_t)s->last_fetched - 1);
+	s->word_seq = s->last_fetched - 1;
+	pthread_mutex_unlock(&cx->lock);
+	return 0;
+}
+
+void cx_word_put(struct accel_cuda *cx, struct cx_stream *s)
+{
+	if (!s->word_page)
+		return;
+	pthread_mutex_lock(&cx->lock);
+	s->word_page->used &= ~(1ULL << s->word_slot);
+	s->word_page = NULL;
+	s->word = NULL;
+	pthread_mutex_unlock(&cx->lock);
+}
+
+void cx_words_free(struct accel_cuda *cx)
+{
+	struct cx_wordpage *pg;
+
+	while ((pg = cx->cmp.words)) {
+		cx->cmp.words = pg->next;
+		cx_rt.cudaFreeHost(pg->host);
+		free(pg);
+	}
+}
+
+/* The ns per byte @r's stream moves @r's direction at; 0: not known. */
+static double cx_rate_locked(struct accel_cuda *cx, const struct cx_range *r)
+{
+	if (r->dir >= CX_NDIR)
+		return 0;
+	return r->s->nspb[r->dir] ? r->s->nspb[r->dir] : cx->cmp.nspb[r->dir];
+}
+
+/*
+ * A range was issued at @now: when should it be done? After the
+ * stream's previous range, at its stream's measured rate. A range the
+ * rate does not cover (mixed, or never measured) has no estimate, and
+ * neither has what follows it on the stream. Under cx->lock.
+ */
+void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
+			  uint64_t now)
+{
+	struct cx_stream *s = r->s;
+	double nspb = r->need_ev ? cx_rate_locked(cx, r) : 0;
+	uint64_t start = now;
+
+	r->t_start = !s->npending ? now : 0;
+	r->eta = 0;
+	if (!r->need_ev) {
+		r->eta = s->npending ? s->eta_tail : now;
+		return;
+	}
+	if (s->npending) {
+		if (!s->eta_tail)
+			return;		/* behind a range of unknown end */
+		if (s->eta_tail > start)
+			start = s->eta_tail;
+	}
+	if (nspb > 0)
+		r->eta = start + (uint64_t)(nspb * (double)r->bytes);
+	s->eta_tail = r->eta;
+}
+
+/*
+ * @r was seen done at @now by a poll: if it ran alone on its stream and
+ * the poll before found it not done a moment earlier, it tells the rate
+ * of its direction. Under cx->lock.
+ */
+static void cx_rate_learn_locked(struct accel_cuda *cx, struct cx_range *r,
+				 uint64_t now)
+{
+	uint64_t took, gap;
+	double nspb;
+
+	if (!r->t_start || !r->t_notready || r->dir >= CX_NDIR ||
+	    r->bytes < CX_SAMPLE_MIN_BYTES || r->fail_seq)
+		return;
+	took = now - r->t_start;
+	gap = now - r->t_notready;
+	/* Seen within a sixteenth of its time: its end is known that well. */
+	if (gap * 16 > took)
+		return;
+	took -= gap / 2;
+	nspb = (double)took / (double)r->bytes;
+	r->s->nspb[r->dir] = r->s->nspb[r->dir] ?
+		(3 * r->s->nspb[r->dir] + nspb) / 4 : nspb;
+	cx->cmp.nspb[r->dir] = cx->cmp.nspb[r->dir] ?
+		(3 * cx->cmp.nspb[r->dir] + nspb) / 4 : nspb;
+	if (cx->cfg.trace)
+		atomic_fetch_add(&cx->tr.samples, 1);
+}
 
 /* Under cx->lock (creating one there is rare: events are reused). */
 static int cx_event_get_locked(struct accel_cuda *cx, cudaEvent_t *ev)
@@ -106,6 +257,54 @@ static cudaEvent_t cx_range_event(struct accel_cuda *cx, struct cx_range *r,
 	return ev;
 }
 
+/*
+ * ACCEL_CUDA_COMPLETION=word: make sure a write of a seq at or past @r's
+ * last is on its stream (lazily, as events are). 1: @r is done (the word
+ * says so), 0: not yet, -1: no word (use an event). Under cx->lock.
+ */
+static int cx_range_word(struct accel_cuda *cx, struct cx_range *r, bool force,
+			 uint64_t *now)
+{
+	struct cx_stream *s = r->s;
+	struct cx_range *t = s->tail_r ? s->tail_r : r;
+	uint32_t w;
+	int e;
+
+	if (!s->word)
+		return -1;
+	w = atomic_load_explicit(s->word, memory_order_acquire);
+	if ((int32_t)(w - (uint32_t)r->last) >= 0)
+		return 1;
+	if (s->word_seq >= r->last)
+		return 0;
+	if (!force) {
+		if (!*now)
+			*now = cx_mono_ns();
+		if (*now - t->t_close < cx->cfg.lazy_ns &&
+		    *now - r->t_close < cx->cfg.lazy_max_ns)
+			return 0;
+	}
+	e = cx_rt.write32(s->cs, s->word_dev, (uint32_t)t->last, 0);
+	if (e) {
+		/* This stream goes back to events. */
+		cx_rt.cudaGetLastError();
+		s->word = NULL;
+		return -1;
+	}
+	s->word_seq = t->last;
+	/* Idle device: it may be written already. */
+	w = atomic_load_explicit(s->word, memory_order_acquire);
+	return (int32_t)(w - (uint32_t)r->last) >= 0;
+}
+
+/* The event of a later range of @r's stream that covers it, or NULL. */
+static cudaEvent_t s_cover_ev(const struct cx_range *r)
+{
+	const struct cx_range *c = r->s->cover;
+
+	return c && c->last >= r->last ? c->ev : NULL;
+}
+
 /* Is @r done on the device? 1 yes, 0 not yet; fails the range on error. */
 static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 			  bool force, struct cx_scan *sc)
@@ -115,9 +314,39 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 
 	if (!r->need_ev)
 		return 1;
+	if (cx->cfg.word) {
+		int w = cx_range_word(cx, r, force, &sc->now);
+
+		if (w == 1)
+			return 1;
+		if (w == 0) {
+			uint64_t now;
+
+			/*
+			 * An event only where one was recorded (to sleep on),
+			 * or for a waiter once the range is late: an earlier
+			 * copy's failure shows only there (the word is then
+			 * never written).
+			 */
+			ev = r->ev ? r->ev : s_cover_ev(r);
+			if (!ev) {
+				now = cx_mono_ns();
+				if (!force || now - r->t_close < cx->cfg.spin_ns ||
+				    (r->eta && now < r->eta)) {
+					r->t_notready = now;
+					return 0;
+				}
+				ev = cx_range_event(cx, r, true, &sc->now);
+				if (!ev)
+					return r->need_ev ? 0 : 1;
+			}
+			goto query;
+		}
+	}
 	ev = cx_range_event(cx, r, force, &sc->now);
 	if (!ev)
 		return r->need_ev ? 0 : 1;
+query:
 	if (ev == sc->done_ev)
 		return 1;
 	e = cx_rt.cudaEventQuery(ev);
@@ -125,8 +354,10 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 		sc->done_ev = ev;
 	if (e == cudaSuccess)
 		return 1;
-	if (e == cudaErrorNotReady)
+	if (e == cudaErrorNotReady) {
+		r->t_notready = cx_mono_ns();
 		return 0;
+	}
 	cx_range_fail(r, r->first, -EIO);
 	atomic_store(&r->s->failed, true);
 	cx_error(cx, e, "cudaEventQuery (an earlier copy failed)");
@@ -140,7 +371,7 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 {
 	struct cx_range **pp = &cx->cmp.head, *r, *prev = NULL;
 	unsigned int n = 0, pass = ++cx->cmp.pass;
-	struct cx_scan sc = { 0, NULL };
+	struct cx_scan sc = { 0, NULL, 0 };
 
 	while ((r = *pp) && n < max) {
 		if (r->s->blocked_pass == pass ||
@@ -159,6 +390,11 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 			r->s->cover = NULL;
 		if (r->s->tail_r == r)
 			r->s->tail_r = NULL;
+		if (cx->cfg.hybrid) {
+			if (!sc.now2)
+				sc.now2 = cx_mono_ns();
+			cx_rate_learn_locked(cx, r, sc.now2);
+		}
 		if (cx->cfg.trace)
 			r->t_seen = cx_mono_ns();
 		out[n++] = r;
@@ -235,15 +471,6 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 	cx_zombies_retry(cx);
 }
 
-static void cx_spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	sched_yield();
-#endif
-}
-
 /*
  * Take the ranges that are done and report them; under report_lock, so
  * that reports go out in order whoever polls. Returns how many.
@@ -297,7 +524,7 @@ void *cx_done_main(void *arg)
 			while (!atomic_load(&cx->cmp.npending) &&
 			       !atomic_load(&cx->cmp.kick_deferred) &&
 			       cx_mono_ns() < until)
-				cx_spin_pause();
+				cx_pause();
 			pthread_mutex_lock(&cx->lock);
 			atomic_store(&cx->cmp.done_idle, true);
 			while (!cx->cmp.head && !(cx->cmp.stop_done && cx->is.fetch_exited) &&
@@ -311,12 +538,22 @@ void *cx_done_main(void *arg)
 			continue;
 		}
 		if (atomic_load(&cx->cmp.helpers)) {
-			/* A waiter polls the device: leave it to it. */
-			pthread_mutex_unlock(&cx->lock);
-			while (atomic_load(&cx->cmp.helpers) &&
-			       !atomic_load(&cx->cmp.kick_deferred))
-				cx_spin_pause();
-			pthread_mutex_lock(&cx->lock);
+			/*
+			 * A waiter polls the device (and sleeps between polls
+			 * when the work is long): leave it to it, asleep. The
+			 * waiter signals before it goes to sleep in the
+			 * transport; the timeout is a safety net.
+			 */
+			struct timespec ts;
+			uint64_t until = cx_mono_ns() + CX_HELPER_NAP_NS;
+
+			ts.tv_sec = (time_t)(until / 1000000000ULL);
+			ts.tv_nsec = (long)(until % 1000000000ULL);
+			atomic_store(&cx->cmp.done_idle, true);
+			if (atomic_load(&cx->cmp.helpers) &&
+			    !atomic_load(&cx->cmp.kick_deferred))
+				pthread_cond_timedwait(&cx->cmp.cond, &cx->lock, &ts);
+			atomic_store(&cx->cmp.done_idle, false);
 			continue;
 		}
 		pthread_mutex_unlock(&cx->lock);
@@ -347,7 +584,7 @@ void *cx_done_main(void *arg)
 			 */
 			while (cx_mono_ns() < until &&
 			       !atomic_load(&cx->cmp.kick_deferred))
-				cx_spin_pause();
+				cx_pause();
 		} else {
 			cudaEvent_t ev = NULL;
 
@@ -378,42 +615,161 @@ void *cx_done_main(void *arg)
 }
 
 /*
- * A waiter polls the device itself before it sleeps: while the work it
- * may be waiting for is on the GPU, for up to the spin time (or its
- * deadline), it takes completions and reports them from this thread, so
- * that the transport's wait returns at once instead of after two thread
- * hand-offs (completion thread, then the wake of the waiter).
- * @poll is the wait with a past deadline: -ETIME while not satisfied.
- * Returns its last answer.
+ * A sleep of the hybrid wait ends up to the thread's timer slack late
+ * (50 us by default): it is lowered to 1 us for the wait; *@slack keeps
+ * the caller's, for cx_slack_restore().
+ */
+static void cx_slack_lower(long *slack)
+{
+	if (*slack >= 0)
+		return;
+	*slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (*slack > 1000)
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+}
+
+static void cx_slack_restore(long slack)
+{
+	if (slack > 1000)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+}
+
+/*
+ * The earliest expected end among the ranges on the device, or 0 when
+ * one of them has none (its end cannot be told: poll for it).
+ */
+static uint64_t cx_next_eta(struct accel_cuda *cx)
+{
+	struct cx_range *r;
+	uint64_t next = UINT64_MAX;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&cx->lock);
+	for (r = cx->cmp.head; r && n < 64; r = r->next, n++) {
+		if (!r->need_ev)
+			continue;
+		if (!r->eta) {
+			next = 0;
+			break;
+		}
+		if (r->eta < next)
+			next = r->eta;
+	}
+	pthread_mutex_unlock(&cx->lock);
+	return next == UINT64_MAX ? 0 : next;
+}
+
+/*
+ * Between two polls of a hybrid wait that began at @start: until when to
+ * sleep (mono ns), or 0 to poll again at once. Half of what remains
+ * until the earliest expected end; within wake_ns of it, poll; past it,
+ * or with no estimate, poll for spin_ns, then sleep a thirty-second of
+ * the time waited so far (at most CX_SLICE_MAX_NS) between polls: the
+ * end is then seen well enough to learn the rate from
+ * (cx_rate_learn_locked()).
+ */
+static uint64_t cx_hybrid_next(struct accel_cuda *cx, uint64_t start,
+			       uint64_t now)
+{
+	uint64_t next = cx_next_eta(cx), since, slice;
+
+	if (next > now) {
+		uint64_t rem = next - now;
+
+		return rem <= 2 * cx->cfg.wake_ns ? 0 : now + rem / 2;
+	}
+	since = next > start ? next : start;
+	if (now - since < cx->cfg.spin_ns)
+		return 0;
+	slice = (now - start) / 32;
+	if (slice > CX_SLICE_MAX_NS)
+		slice = CX_SLICE_MAX_NS;
+	return slice < 2000 ? 0 : now + slice;
+}
+
+/*
+ * Work on the device, or about to be: a pass is issuing, or a kick
+ * waits for the issuer (a waiter may come before the copy it waits for
+ * went down: submission returns before the issue).
+ */
+static bool cx_busy(struct accel_cuda *cx)
+{
+	return atomic_load(&cx->cmp.npending) || atomic_load(&cx->is.issuing) ||
+	       (atomic_load(&cx->is.kick) && atomic_load(&cx->is.hot));
+}
+
+/*
+ * A waiter polls the device itself before it sleeps in the transport:
+ * while the work it may be waiting for is on the GPU, it takes
+ * completions and reports them from this thread, so that the
+ * transport's wait returns at once instead of after two thread
+ * hand-offs (completion thread, then the wake of the waiter). Hybrid
+ * (cfg.hybrid): for as long as there is device work, sleeping between
+ * polls as cx_hybrid_next() says; else for up to spin_ns.
+ * @poll is the transport's wait until an absolute time (0: a poll):
+ * -ETIME while not satisfied. Returns its last answer.
  */
 int accel_cuda_wait_fast(struct accel_ctx *ctx,
-			 int (*poll)(struct accel_ctx *, void *), void *arg,
-			 uint64_t deadline)
+			 int (*poll)(struct accel_ctx *, void *, uint64_t),
+			 void *arg, uint64_t deadline)
 {
 	struct accel_cuda *cx = cx_of(ctx);
 	unsigned int reported = 0;
-	uint64_t until;
+	long slack = -1;
+	uint64_t start;
 	int ret;
 
-	ret = poll(ctx, arg);
-	if (ret != -ETIME || !cx || !atomic_load(&cx->cmp.npending))
+	ret = poll(ctx, arg, 0);
+	if (ret != -ETIME || !cx || !cx_busy(cx))
 		return ret;
-	until = cx_mono_ns() + cx->cfg.spin_ns;
-	if (deadline < until)
-		until = deadline;
+	start = cx_mono_ns();
 	atomic_fetch_add(&cx->cmp.helpers, 1);
 	for (;;) {
+		uint64_t now, until;
+
 		if (!pthread_mutex_trylock(&cx->cmp.report_lock)) {
 			reported += cx_poll_locked(cx, true);
 			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
-		ret = poll(ctx, arg);
-		if (ret != -ETIME || !atomic_load(&cx->cmp.npending) ||
-		    cx_mono_ns() >= until)
+		ret = poll(ctx, arg, 0);
+		if (ret != -ETIME || !cx_busy(cx))
 			break;
-		cx_spin_pause();
+		now = cx_mono_ns();
+		if (now >= deadline)
+			break;
+		if (!cx->cfg.hybrid) {
+			if (now - start >= cx->cfg.spin_ns)
+				break;
+			cx_pause();
+			continue;
+		}
+		until = cx_hybrid_next(cx, start, now);
+		if (!until) {
+			cx_pause();
+			continue;
+		}
+		if (until > deadline)
+			until = deadline;
+		cx_slack_lower(&slack);
+		if (cx->cfg.trace)
+			atomic_fetch_add(&cx->tr.naps, 1);
+		/* In the transport: what we wait for may come first. */
+		ret = poll(ctx, arg, until);
+		if (ret != -ETIME && ret != -EINTR)
+			break;
+		ret = -ETIME;
 	}
-	atomic_fetch_sub(&cx->cmp.helpers, 1);
+	cx_slack_restore(slack);
+	/*
+	 * Going to sleep in the transport with work on the device: the
+	 * completion thread, napping while we polled, takes over now.
+	 */
+	if (atomic_fetch_sub(&cx->cmp.helpers, 1) == 1 && ret == -ETIME &&
+	    atomic_load(&cx->cmp.npending)) {
+		pthread_mutex_lock(&cx->lock);
+		pthread_cond_signal(&cx->cmp.cond);
+		pthread_mutex_unlock(&cx->lock);
+	}
 	/* Off the waiter's critical path: by the completion thread. */
 	if (reported) {
 		atomic_store(&cx->cmp.kick_deferred, true);
@@ -424,10 +780,11 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	return ret;
 }
 
-static int no_poll(struct accel_ctx *ctx, void *arg)
+static int no_poll(struct accel_ctx *ctx, void *arg, uint64_t until)
 {
 	(void)ctx;
 	(void)arg;
+	(void)until;
 	return -ETIME;
 }
 

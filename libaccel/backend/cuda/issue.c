@@ -44,9 +44,14 @@ static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
 		prio = cx->cfg.prio_greatest;
 	e = cx_rt.cudaStreamCreateWithPriority(&s->cs, cudaStreamNonBlocking,
 					    prio);
-	if (e != cudaSuccess)
+	if (e != cudaSuccess) {
 		s->cs = NULL;
-	return cx_error(cx, e, "cudaStreamCreateWithPriority");
+		return cx_error(cx, e, "cudaStreamCreateWithPriority");
+	}
+	/* No word: this stream's completions are seen through events. */
+	if (cx->cfg.word)
+		cx_word_get(cx, s);
+	return 0;
 }
 
 static cudaEvent_t cx_record_find(struct cx_stream *s, uint64_t seq)
@@ -72,6 +77,7 @@ void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s)
 		cx_event_put(cx, s->rec[i].ev);
 	if (s->cs)
 		cx_rt.cudaStreamDestroy(s->cs);
+	cx_word_put(cx, s);
 	free(s->rec);
 	free(s->copies);
 	free(s);
@@ -378,9 +384,17 @@ static void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 					i = j;
 					continue;
 				}
-				/* Not for this device or driver: do without it. */
+				/*
+				 * Not for this device or driver: do without
+				 * it. Any other error: this group one by one,
+				 * so that the error finds its descriptor (the
+				 * batch enqueued nothing; with no overlap in
+				 * the group, a copy made twice is the same).
+				 */
 				cx_rt.cudaGetLastError();
-				cx->cfg.batch_ok = false;
+				if (e == cudaErrorNotSupported ||
+				    e == cudaErrorCallRequiresNewerDriver)
+					cx->cfg.batch_ok = false;
 			}
 		}
 		cx_copies_single(cx, s, &c[i], j - i);
@@ -403,6 +417,27 @@ static int cx_resolve(struct accel_cuda *cx, uint32_t kind, uint64_t addr,
 		/* Soft-engine device memory: not reachable from CUDA. */
 		return -ENXIO;
 	}
+}
+
+static bool on_device(uint32_t kind)
+{
+	return kind == ACCEL_REGION_EXTERNAL || kind == ACCEL_REGION_DEVICE;
+}
+
+/* What a copy adds to its range's bytes, and in which direction. */
+static void cx_range_count(struct cx_range *r, const struct accel_exec_item *it)
+{
+	static const unsigned int dir[2][2] = {
+		{ CX_H2H, CX_H2D },	/* from host: to host, to device */
+		{ CX_D2H, CX_D2D },	/* from device */
+	};
+	unsigned int d = dir[on_device(it->src_kind)][on_device(it->dst_kind)];
+
+	if (!r->bytes)
+		r->dir = d;
+	else if (r->dir != d)
+		r->dir = CX_MIXED;
+	r->bytes += it->desc.length;
 }
 
 static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
@@ -473,6 +508,7 @@ static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 			atomic_store(&s->failed, true);
 			return;
 		}
+		cx_range_count(r, it);
 		c = cx_grow(s->copies, &s->capcopies, s->ncopies + 1, sizeof(*c));
 		if (!c) {
 			cx_flush_copies(cx, s);
@@ -594,10 +630,11 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 	if (!first)
 		return;
 	pthread_mutex_lock(&cx->lock);
-	for (i = 0; i < n; i++)
-		touched[i]->npending++;
-	for (r = first; r; r = r->next)
+	for (r = first; r; r = r->next) {
+		cx_range_plan_locked(cx, r, now);
+		r->s->npending++;
 		r->s->tail_r = r;
+	}
 	if (!cx->is.rcache) {
 		cx->is.rcache = cx->cmp.rfree;
 		cx->cmp.rfree = NULL;
@@ -665,12 +702,26 @@ static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
  */
 void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 {
+	bool passed = false;
 	int dev = -1;
 
 	atomic_store(&cx->is.kick, 1);
+	/*
+	 * The issuer is hot: it sees the flag within a pause and issues this
+	 * with whatever else came meanwhile. Paired with the issuer storing
+	 * hot = false before its last look at the flag (both seq_cst): one of
+	 * the two sees the other's store, so no kick is left unserved.
+	 */
+	if (inline_ && atomic_load(&cx->is.hot))
+		return;
 	while (atomic_load(&cx->is.kick)) {
 		if (pthread_mutex_trylock(&cx->is.exec_lock))
 			return;
+		/*
+		 * Counted before the kick is cleared, and until the ranges
+		 * are pending: a waiter always sees work coming (cx_busy()).
+		 */
+		atomic_fetch_add(&cx->is.issuing, 1);
 		atomic_store(&cx->is.kick, 0);
 		if (!cx->is.stopped) {
 			if (cx->cfg.multi_dev && dev < 0 &&
@@ -681,12 +732,57 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
 			cx_fetch_locked(cx, t_submit);
+			passed = true;
 		}
+		atomic_fetch_sub(&cx->is.issuing, 1);
 		pthread_mutex_unlock(&cx->is.exec_lock);
 	}
 	/* The caller's current device is its own business. */
 	if (dev >= 0 && dev != cx->cfg.device)
 		cx_rt.cudaSetDevice(dev);
+	/*
+	 * An isolated copy went down from this thread; what follows it (a
+	 * burst) is the issuer's, so that this thread returns from its
+	 * next submissions as soon as the transport has them. The wake is
+	 * made after the issue: it overlaps the device's work.
+	 */
+	if (passed && inline_ && cx->cfg.issuer && !atomic_load(&cx->is.hot)) {
+		pthread_mutex_lock(&cx->lock);
+		if (!atomic_load(&cx->is.hot)) {
+			atomic_store(&cx->is.hot, true);
+			pthread_cond_signal(&cx->is.fetch_cond);
+		}
+		pthread_mutex_unlock(&cx->lock);
+	}
+}
+
+/*
+ * The issuer, hot: serve every kick until none came for issue_spin_ns,
+ * issuing what accumulated since its previous pass as one pass. Returns
+ * with hot cleared and no kick left behind.
+ */
+static void cx_issuer_hot(struct accel_cuda *cx)
+{
+	uint64_t until = cx_mono_ns() + cx->cfg.issue_spin_ns;
+
+	for (;;) {
+		if (atomic_load(&cx->is.kick)) {
+			if (cx->cfg.trace)
+				atomic_fetch_add(&cx->tr.passes_issuer, 1);
+			cx_kick(cx, 0, false);
+			until = cx_mono_ns() + cx->cfg.issue_spin_ns;
+			continue;
+		}
+		if (cx_mono_ns() >= until || atomic_load(&cx->is.stopping)) {
+			atomic_store(&cx->is.hot, false);
+			/* A kick that saw hot still set: ours to serve. */
+			if (!atomic_load(&cx->is.kick))
+				return;
+			atomic_store(&cx->is.hot, true);
+			continue;
+		}
+		cx_pause();
+	}
 }
 
 void accel_cuda_kick(struct accel_ctx *ctx)
@@ -698,10 +794,11 @@ void accel_cuda_kick(struct accel_ctx *ctx)
 }
 
 /*
- * The fetch thread is only a safety net now: every call that can make
- * work fetchable (SUBMIT, EVENT_RECORD, EVENT_SIGNAL, EXEC_COMPLETE) kicks
- * the executor from the thread that made it. It polls every CX_IDLE_NS,
- * or at once when signalled.
+ * The fetch thread is the issuer: woken hot by a submitter's inline pass,
+ * it takes the submissions that follow (cx_issuer_hot). Cold, it is a
+ * safety net: every call that can make work fetchable (SUBMIT,
+ * EVENT_RECORD, EVENT_SIGNAL, EXEC_COMPLETE) kicks the executor from the
+ * thread that made it; it polls every CX_IDLE_NS.
  */
 void *cx_fetch_main(void *arg)
 {
@@ -715,13 +812,18 @@ void *cx_fetch_main(void *arg)
 
 		ts.tv_sec = (time_t)(until / 1000000000ULL);
 		ts.tv_nsec = (long)(until % 1000000000ULL);
-		pthread_cond_timedwait(&cx->is.fetch_cond, &cx->lock, &ts);
+		if (!atomic_load(&cx->is.hot))
+			pthread_cond_timedwait(&cx->is.fetch_cond, &cx->lock, &ts);
 		if (cx->is.stop_fetch)
 			break;
 		pthread_mutex_unlock(&cx->lock);
-		cx_kick(cx, 0, false);
+		if (atomic_load(&cx->is.hot))
+			cx_issuer_hot(cx);
+		else
+			cx_kick(cx, 0, false);
 		pthread_mutex_lock(&cx->lock);
 	}
+	atomic_store(&cx->is.hot, false);
 	pthread_mutex_unlock(&cx->lock);
 	/* Last pass: what is fetchable now goes to the device. */
 	cx_kick(cx, 0, false);

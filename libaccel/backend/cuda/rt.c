@@ -14,7 +14,7 @@ void cx_rt_load(void)
 	const char *env = getenv("ACCEL_CUDART");
 	const char *names[] = { env, "libcudart.so.13", "libcudart.so.12",
 				"libcudart.so" };
-	void *h = NULL, *batch;
+	void *h = NULL, *batch, *entry;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
@@ -43,6 +43,28 @@ void cx_rt_load(void)
 		cx_rt.batch13 = (__typeof__(cudaMemcpyBatchAsync) *)batch;
 	else if (batch && cx_rt.runtime_version >= 12080)
 		cx_rt.batch12 = (batch12_fn)batch;
+	/*
+	 * Completion by host word: mapped pinned memory and the driver's
+	 * cuStreamWriteValue32, reached through the runtime (CUDA 12.5+), so
+	 * that libcuda is never named here. Any of them missing: events.
+	 */
+	cx_rt.cudaHostAlloc = (__typeof__(cudaHostAlloc) *)dlsym(h, "cudaHostAlloc");
+	cx_rt.cudaFreeHost = (__typeof__(cudaFreeHost) *)dlsym(h, "cudaFreeHost");
+	cx_rt.cudaHostGetDevicePointer = (__typeof__(cudaHostGetDevicePointer) *)
+		dlsym(h, "cudaHostGetDevicePointer");
+	entry = dlsym(h, "cudaGetDriverEntryPointByVersion");
+	if (entry) {
+		__typeof__(cudaGetDriverEntryPointByVersion) *get = entry;
+		enum cudaDriverEntryPointQueryResult st;
+		void *fn = NULL;
+
+		/* The 12.0 ABI of the call: the _v2 entry, no V1 attribute. */
+		if (get("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault,
+			&st) == cudaSuccess && st == cudaDriverEntryPointSuccess)
+			cx_rt.write32 = (write32_fn)fn;
+		else
+			cx_rt.cudaGetLastError();
+	}
 	/* The library stays loaded for the life of the process. */
 }
 

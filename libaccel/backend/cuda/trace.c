@@ -43,6 +43,11 @@ void cx_trace_print(struct accel_cuda *cx)
 		(unsigned long long)atomic_load(&t->passes_thread),
 		(unsigned long long)atomic_load(&t->done_woken));
 	accel_log_asked(LOG_INFO,
+		"trace: pipeline: %llu passes by the hot issuer; hybrid waits slept %llu times; %llu completions taught a stream's rate",
+		(unsigned long long)atomic_load(&t->passes_issuer),
+		(unsigned long long)atomic_load(&t->naps),
+		(unsigned long long)atomic_load(&t->samples));
+	accel_log_asked(LOG_INFO,
 		"trace: mean us per range: submit->fetch %.2f, fetch->enqueued %.2f, enqueued->seen done %.2f, seen->COMPLETE returned %.2f; COMPLETE->waiter returned %.2f (%llu waits)",
 		(double)atomic_load(&t->submit_fetch) / d,
 		(double)atomic_load(&t->fetch_enq) / d,

@@ -12,12 +12,31 @@
  * model of the driver's cost per call), and FAKE_CUDA_STATS=1 prints how
  * many of each call were made, at exit.
  *
+ * For the executor pipeline's tests (dlsym on this library):
+ * fake_cuda_count(name) reads a call counter; fake_cuda_hold(1) makes
+ * every copy call (cudaMemcpyAsync, cudaMemcpyBatchAsync) block on entry
+ * until fake_cuda_hold(0), fake_cuda_held() says how many are blocked
+ * (so a test can let work accumulate behind a copy being issued, without
+ * timing anything); fake_cuda_fail_dst(p) makes a copy into @p fail with
+ * cudaErrorInvalidValue (a batch holding one fails whole, copying
+ * nothing). cuStreamWriteValue32 is reached through
+ * cudaGetDriverEntryPointByVersion, as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1
+ * hides it. fake_cuda_rate(ps) models a device that takes @ps picoseconds
+ * per byte copied: copies still land at once, but each stream is busy
+ * until its modelled end, an event recorded on it completes then
+ * (cudaEventQuery says cudaErrorNotReady before, cudaEventSynchronize
+ * sleeps until then) and fake_cuda_busy() says whether any stream's
+ * modelled work is still running, so that a test can tell a completion
+ * reported early (host words are written at once: not modelled). Mapped host memory (cudaHostAlloc) is plain memory: the
+ * "device" address is the host address, as with UVA.
+ *
  * As with CUDA, a child forked after the parent initialised the runtime
  * cannot use it: its cudaGetDeviceCount() fails with
  * cudaErrorInitializationError.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +49,12 @@
 static int batch_calls;
 
 enum { C_COPY, C_BATCH, C_BATCH_ITEMS, C_REC, C_QUERY, C_SYNC, C_WAIT,
-       C_GETDEV, C_SETDEV, C_EVCREATE, C_N };
+       C_GETDEV, C_SETDEV, C_EVCREATE, C_WRITE, C_N };
 static const char *const c_name[C_N] = {
 	"cudaMemcpyAsync", "cudaMemcpyBatchAsync", "  (copies in batches)",
 	"cudaEventRecord", "cudaEventQuery", "cudaEventSynchronize",
 	"cudaStreamWaitEvent", "cudaGetDevice", "cudaSetDevice",
-	"cudaEventCreateWithFlags",
+	"cudaEventCreateWithFlags", "cuStreamWriteValue32",
 };
 static unsigned long counts[C_N];
 static long call_ns = -1;
@@ -74,6 +93,122 @@ static void call(int what)
 		while ((b.tv_sec - a.tv_sec) * 1000000000L +
 		       (b.tv_nsec - a.tv_nsec) < ns);
 	}
+}
+
+long fake_cuda_count(const char *name);
+long fake_cuda_count(const char *name)
+{
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		if (!strcmp(c_name[i], name))
+			return (long)__atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+	if (!strcmp(name, "batch_items"))
+		return (long)__atomic_load_n(&counts[C_BATCH_ITEMS], __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* Copy calls blocked on entry while held; a test releases them. */
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
+static bool hold_on;
+static long hold_waiting;
+static void *fail_dst;
+
+void fake_cuda_hold(int on);
+void fake_cuda_hold(int on)
+{
+	pthread_mutex_lock(&hold_lock);
+	hold_on = on;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+}
+
+long fake_cuda_held(void);
+long fake_cuda_held(void)
+{
+	long n;
+
+	pthread_mutex_lock(&hold_lock);
+	n = hold_waiting;
+	pthread_mutex_unlock(&hold_lock);
+	return n;
+}
+
+void fake_cuda_fail_dst(void *p);
+void fake_cuda_fail_dst(void *p)
+{
+	pthread_mutex_lock(&hold_lock);
+	fail_dst = p;
+	pthread_mutex_unlock(&hold_lock);
+}
+
+/* On entry to a copy call: wait while held; true if @dst is to fail. */
+static bool copy_gate(void *const *dsts, size_t n)
+{
+	bool fail = false;
+	size_t i;
+
+	pthread_mutex_lock(&hold_lock);
+	if (hold_on) {
+		hold_waiting++;
+		while (hold_on)
+			pthread_cond_wait(&hold_cond, &hold_lock);
+		hold_waiting--;
+	}
+	for (i = 0; i < n && fail_dst; i++)
+		fail = fail || dsts[i] == fail_dst;
+	pthread_mutex_unlock(&hold_lock);
+	return fail;
+}
+
+/* The modelled device: ps per byte, and each stream's end (mono ns). */
+static long rate_ps;
+static uint64_t busy_max;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void fake_cuda_rate(long ps);
+void fake_cuda_rate(long ps)
+{
+	__atomic_store_n(&rate_ps, ps, __ATOMIC_RELAXED);
+}
+
+int fake_cuda_busy(void);
+int fake_cuda_busy(void)
+{
+	return __atomic_load_n(&busy_max, __ATOMIC_ACQUIRE) > mono_ns();
+}
+
+/* A stream or an event: when its work ends on the modelled device. */
+struct fake_obj {
+	uint64_t end;
+	uint64_t pad;
+};
+
+static void model_copy(cudaStream_t s, size_t n)
+{
+	struct fake_obj *o = (struct fake_obj *)s;
+	long ps = __atomic_load_n(&rate_ps, __ATOMIC_RELAXED);
+	uint64_t now, end, max;
+
+	if (ps <= 0 || !o)
+		return;
+	now = mono_ns();
+	end = __atomic_load_n(&o->end, __ATOMIC_RELAXED);
+	end = (end > now ? end : now) + (uint64_t)((double)n * (double)ps / 1000.0);
+	__atomic_store_n(&o->end, end, __ATOMIC_RELAXED);
+	max = __atomic_load_n(&busy_max, __ATOMIC_RELAXED);
+	while (max < end &&
+	       !__atomic_compare_exchange_n(&busy_max, &max, end, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 }
 
 static pid_t init_pid;
@@ -190,7 +325,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int f, int p)
 {
 	(void)f; (void)p;
-	*s = malloc(16);
+	*s = calloc(1, sizeof(struct fake_obj));
 	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
@@ -200,22 +335,66 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int f)
 {
 	(void)f;
 	call(C_EVCREATE);
-	*e = malloc(16);
+	*e = calloc(1, sizeof(struct fake_obj));
 	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) { free(e); return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { call(C_REC); (void)e; (void)s; return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t e) { call(C_QUERY); (void)e; return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t e) { call(C_SYNC); (void)e; return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f) { call(C_WAIT); (void)s; (void)e; (void)f; return cudaSuccess; }
+static uint64_t obj_end(const void *o)
+{
+	return __atomic_load_n(&((const struct fake_obj *)o)->end, __ATOMIC_RELAXED);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	call(C_REC);
+	__atomic_store_n(&((struct fake_obj *)e)->end, s ? obj_end(s) : 0,
+			 __ATOMIC_RELAXED);
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+	call(C_QUERY);
+	return obj_end(e) > mono_ns() ? cudaErrorNotReady : cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	uint64_t end = obj_end(e);
+
+	call(C_SYNC);
+	if (end > mono_ns()) {
+		struct timespec ts = {
+			.tv_sec = (time_t)(end / 1000000000ULL),
+			.tv_nsec = (long)(end % 1000000000ULL),
+		};
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f)
+{
+	struct fake_obj *o = (struct fake_obj *)s;
+
+	call(C_WAIT);
+	(void)f;
+	if (obj_end(e) > obj_end(o))
+		__atomic_store_n(&o->end, obj_end(e), __ATOMIC_RELAXED);
+	return cudaSuccess;
+}
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 			    enum cudaMemcpyKind k, cudaStream_t s)
 {
-	(void)k; (void)s;
+	(void)k;
 	call(C_COPY);
+	if (copy_gate(&dst, 1))
+		return cudaErrorInvalidValue;
 	memmove(dst, src, n);
+	model_copy(s, n);
 	return cudaSuccess;
 }
 
@@ -227,16 +406,65 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 	const char *b = getenv("FAKE_CUDA_BATCH");
 	size_t i;
 
-	(void)s; (void)idx;
+	(void)idx;
 	call(C_BATCH);
 	__atomic_add_fetch(&counts[C_BATCH_ITEMS], count, __ATOMIC_RELAXED);
 	if (b && !strcmp(b, "0"))
 		return cudaErrorNotSupported;
 	if (!nattrs || attrs[0].srcAccessOrder != cudaMemcpySrcAccessOrderStream)
 		return cudaErrorInvalidValue;
+	if (copy_gate(dsts, count))
+		return cudaErrorInvalidValue;
 	/* Copies of a batch have no order: run them backwards to show it. */
-	for (i = count; i-- > 0; )
+	for (i = count; i-- > 0; ) {
 		memmove(dsts[i], srcs[i], sizes[i]);
+		model_copy(s, sizes[i]);
+	}
 	__atomic_add_fetch(&batch_calls, 1, __ATOMIC_RELAXED);
 	return cudaSuccess;
+}
+
+/* Mapped pinned memory: plain memory, its device address its own. */
+cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int f)
+{
+	(void)f;
+	*p = calloc(1, n ? n : 1);
+	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+
+cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int f)
+{
+	(void)f;
+	*d = h;
+	return cudaSuccess;
+}
+
+/* The driver's cuStreamWriteValue32: the word is written at once. */
+static int fake_write_value32(void *stream, unsigned long long addr,
+			      unsigned int value, unsigned int flags)
+{
+	(void)stream; (void)flags;
+	call(C_WRITE);
+	__atomic_store_n((unsigned int *)(uintptr_t)addr, value,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
+					     unsigned int ver,
+					     unsigned long long flags,
+					     enum cudaDriverEntryPointQueryResult *st)
+{
+	const char *off = getenv("FAKE_CUDA_NO_WRITE");
+
+	(void)ver; (void)flags;
+	*fn = NULL;
+	if (!strcmp(sym, "cuStreamWriteValue32") && !(off && !strcmp(off, "1")))
+		*fn = (void *)fake_write_value32;
+	if (st)
+		*st = *fn ? cudaDriverEntryPointSuccess :
+			    cudaDriverEntryPointSymbolNotFound;
+	return *fn ? cudaSuccess : cudaErrorSymbolNotFound;
 }

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUDA executor's pipeline, over the stand-in libcudart (its hooks
+ * make it deterministic, nothing is timed): a burst that accumulates
+ * while a copy is being issued goes down as one cudaMemcpyBatchAsync, an
+ * isolated copy goes down alone and at once, order and data hold within
+ * a burst, an error in the middle of a batch fails its own stream only
+ * (the copies before it landed, those after it did not run), and with
+ * ACCEL_CUDA_COMPLETION=word completions are seen through the host word
+ * (cuStreamWriteValue32), not by querying events. Skips, with the reason,
+ * without the stand-in (on a GPU: its hooks are not there).
+ *
+ * "Device" memory of the stand-in is host memory: the tests read it
+ * directly.
+ */
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdbool.h>
+
+#include "helpers.h"
+
+static long (*f_count)(const char *name);
+static void (*f_hold)(int on);
+static long (*f_held)(void);
+static void (*f_fail_dst)(void *p);
+static void (*f_rate)(long ps);
+static int (*f_busy)(void);
+
+/* The stand-in's hooks, once libaccel loaded it; 0, or T_SKIP. */
+static int fake_hooks(void)
+{
+	const char *lib = getenv("ACCEL_CUDART");
+	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+
+	if (h) {
+		f_count = (long (*)(const char *))dlsym(h, "fake_cuda_count");
+		f_hold = (void (*)(int))dlsym(h, "fake_cuda_hold");
+		f_held = (long (*)(void))dlsym(h, "fake_cuda_held");
+		f_fail_dst = (void (*)(void *))dlsym(h, "fake_cuda_fail_dst");
+		f_rate = (void (*)(long))dlsym(h, "fake_cuda_rate");
+		f_busy = (int (*)(void))dlsym(h, "fake_cuda_busy");
+	}
+	if (!h || !f_count || !f_hold || !f_held || !f_fail_dst || !f_rate ||
+	    !f_busy) {
+		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
+		return T_SKIP;
+	}
+	return 0;
+}
+
+static bool env_is(const char *name, const char *v)
+{
+	const char *e = getenv(name);
+
+	return e && !strcmp(e, v);
+}
+
+/* No batch call (absent, refused, or switched off): copies one by one. */
+static bool no_batch(void)
+{
+	return env_is("FAKE_CUDA_BATCH", "0") || env_is("ACCEL_CUDA_NO_BATCH", "1");
+}
+
+/*
+ * A context whose issuer, once woken, stays hot for the whole test; NULL
+ * and *skip with ACCEL_CUDA_ISSUER=0 (every copy is then issued by the
+ * thread that submits it, so a held copy call would hold the test).
+ */
+static accel_context *hot_ctx(int *skip)
+{
+	*skip = 0;
+	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
+		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
+		*skip = 1;
+		return NULL;
+	}
+	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
+	return t_ctx();
+}
+
+/* Until the issuer blocks inside the held copy call (no timing). */
+static int wait_held(long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < 100000000UL; i++) {
+		if (f_held() >= n)
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static unsigned char *host_buf(size_t n)
+{
+	void *p = NULL;
+
+	if (accel_host_alloc(NULL, &p, n, 0))
+		return NULL;
+	return p;
+}
+
+/*
+ * The first copy of a context finds the issuer cold: it is issued from
+ * the submitting thread, before accel_memcpy_async returns, alone.
+ */
+static int isolated_copy_issued_at_once(void)
+{
+	unsigned char *h;
+	accel_stream_t s;
+	long copies, batches;
+	void *d;
+
+	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
+	CHECK(t_ctx());
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(64);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, &d, 64));
+	t_fill(h, 64, 1);
+	copies = f_count("cudaMemcpyAsync");
+	batches = f_count("cudaMemcpyBatchAsync");
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK(f_count("cudaMemcpyAsync") == copies + 1);
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(f_count("cudaMemcpyBatchAsync") == batches);
+	CHECK(t_check_fill(d, 64, 1));
+	return T_PASS;
+}
+
+/*
+ * One thread: a copy is being issued (held inside cudaMemcpyAsync) while
+ * the same thread submits 16 more; each returns at once, and the 16 go
+ * down as one batch of 16 once the first issue ends. Then a copy alone
+ * goes down alone, without waiting for company.
+ */
+static int burst_batched_while_issuing(void)
+{
+	int skip;
+	const unsigned int k = 16;
+	unsigned char *h;
+	accel_stream_t s;
+	long copies, batches, items;
+	unsigned int i;
+	char *d;
+
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(128 * (k + 2));
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
+	t_fill(h, 128 * (k + 2), 2);
+	/* Warm: this one goes down inline and wakes the issuer. */
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+
+	f_hold(1);
+	CHECK_OK(accel_memcpy_async(s, d + 128, h + 128, 64, ACCEL_MEMCPY_H2D));
+	/* The issuer is inside the copy call; this thread is not. */
+	CHECK(wait_held(1));
+	copies = f_count("cudaMemcpyAsync");
+	batches = f_count("cudaMemcpyBatchAsync");
+	items = f_count("batch_items");
+	/* 64 bytes every 128: independent, not contiguous (no merging). */
+	for (i = 0; i < k; i++)
+		CHECK_OK(accel_memcpy_async(s, d + 128 * (i + 2),
+					    h + 128 * (i + 2), 64,
+					    ACCEL_MEMCPY_H2D));
+	CHECK(f_count("cudaMemcpyAsync") == copies);
+	f_hold(0);
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	printf("# burst of %u: %ld batch call(s) of %ld copies, %ld single\n",
+	       k, f_count("cudaMemcpyBatchAsync") - batches,
+	       f_count("batch_items") - items,
+	       f_count("cudaMemcpyAsync") - copies);
+	if (no_batch()) {
+		/* One by one, after at most one refused batch call. */
+		CHECK(f_count("cudaMemcpyAsync") == copies + k);
+		CHECK(f_count("cudaMemcpyBatchAsync") <= batches + 1);
+	} else {
+		CHECK(f_count("cudaMemcpyBatchAsync") == batches + 1);
+		CHECK(f_count("batch_items") == items + k);
+		CHECK(f_count("cudaMemcpyAsync") == copies);
+	}
+	for (i = 0; i < k + 2; i++)
+		CHECK(!memcmp(d + 128 * i, h + 128 * i, 64));
+
+	/* Alone: one cudaMemcpyAsync, no batch call. */
+	copies = f_count("cudaMemcpyAsync");
+	batches = f_count("cudaMemcpyBatchAsync");
+	memset(d, 0, 64);
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(f_count("cudaMemcpyAsync") == copies + 1);
+	CHECK(f_count("cudaMemcpyBatchAsync") == batches);
+	CHECK(!memcmp(d, h, 64));
+	return T_PASS;
+}
+
+/*
+ * A burst that accumulated behind an issue holds copies that depend on
+ * each other (the same bytes written twice, then read back, then a
+ * chain through device memory): they land in submission order although
+ * the stand-in runs the copies of a batch backwards.
+ */
+static int burst_keeps_order(void)
+{
+	int skip;
+	unsigned char *h1, *h2, *out;
+	accel_stream_t s;
+	unsigned int i;
+	char *d;
+
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h1 = host_buf(4096);
+	h2 = host_buf(4096);
+	out = host_buf(4096);
+	CHECK(h1 && h2 && out);
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 8192));
+	t_fill(h1, 4096, 3);
+	t_fill(h2, 4096, 4);
+	memset(out, 0, 4096);
+	CHECK_OK(accel_memcpy_async(s, d, h1, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+
+	f_hold(1);
+	CHECK_OK(accel_memcpy_async(s, d + 4096, h1, 64, ACCEL_MEMCPY_H2D));
+	CHECK(wait_held(1));
+	for (i = 0; i < 8; i++) {
+		/* Written from h1, then over it from h2, then read. */
+		CHECK_OK(accel_memcpy_async(s, d + 256 * i, h1 + 256 * i, 256,
+					    ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s, d + 256 * i, h2 + 256 * i, 256,
+					    ACCEL_MEMCPY_H2D));
+	}
+	/* A chain: d[2048..] <- d[0..], d[4096..] <- d[2048..]. */
+	CHECK_OK(accel_memcpy_async(s, d + 2048, d, 2048, ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(s, d + 4096, d + 2048, 2048,
+				    ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(s, out, d + 4096, 2048, ACCEL_MEMCPY_D2H));
+	f_hold(0);
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(!memcmp(out, h2, 2048));
+	return T_PASS;
+}
+
+/*
+ * A copy that CUDA refuses in the middle of a burst on s1, s2's burst
+ * beside it: s1 fails (-EIO), the copies before the refused one landed,
+ * those after it did not run; s2 is untouched and exact.
+ */
+static int error_mid_batch_fails_its_stream(void)
+{
+	int skip;
+	const unsigned int k = 8, bad = 4;
+	accel_stream_t s1, s2;
+	unsigned char *h;
+	char *d1, *d2;
+	unsigned int i;
+
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	h = host_buf(128 * k);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 1)));
+	CHECK_OK(accel_malloc(NULL, (void **)&d2, 128 * k));
+	t_fill(h, 128 * k, 5);
+	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+
+	f_hold(1);
+	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK(wait_held(1));
+	f_fail_dst(d1 + 128 * bad);
+	for (i = 0; i < k; i++) {
+		CHECK_OK(accel_memcpy_async(s1, d1 + 128 * i, h + 128 * i, 64,
+					    ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s2, d2 + 128 * i, h + 128 * i, 64,
+					    ACCEL_MEMCPY_H2D));
+	}
+	f_hold(0);
+	CHECK_RET(accel_stream_synchronize(s1, 60 * T_SEC), -EIO);
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+	f_fail_dst(NULL);
+	for (i = 0; i < k; i++) {
+		static const unsigned char zero[64];
+
+		CHECK(!memcmp(d2 + 128 * i, h + 128 * i, 64));
+		if (i < bad)
+			CHECK(!memcmp(d1 + 128 * i, h + 128 * i, 64));
+		else
+			CHECK(!memcmp(d1 + 128 * i, zero, 64));
+	}
+	/* Sticky on s1 only (the query says the copy's own status). */
+	CHECK(accel_stream_query(s1) < 0 && accel_stream_query(s1) != -EAGAIN);
+	CHECK_OK(accel_stream_query(s2));
+	return T_PASS;
+}
+
+/*
+ * ACCEL_CUDA_COMPLETION=word: the device writes the stream's host word
+ * (cuStreamWriteValue32) and the host reads it; no event is queried to
+ * see copies done.
+ */
+static int completion_by_host_word(void)
+{
+	unsigned char *h, *out;
+	long writes, queries;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	setenv("ACCEL_CUDA_COMPLETION", "word", 1);
+	CHECK(t_ctx());
+	unsetenv("ACCEL_CUDA_COMPLETION");
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(4096);
+	out = host_buf(4096);
+	CHECK(h && out);
+	CHECK_OK(accel_malloc(NULL, &d, 4096));
+	writes = f_count("cuStreamWriteValue32");
+	queries = f_count("cudaEventQuery");
+	for (i = 0; i < 50; i++) {
+		t_fill(h, 4096, i);
+		CHECK_OK(accel_memcpy_async(s, d, h, 4096, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s, out, d, 4096, ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(t_check_fill(out, 4096, i));
+	}
+	printf("# 50 round trips: %ld host word writes, %ld event queries\n",
+	       f_count("cuStreamWriteValue32") - writes,
+	       f_count("cudaEventQuery") - queries);
+	CHECK(f_count("cuStreamWriteValue32") > writes);
+	CHECK(f_count("cudaEventQuery") == queries);
+	return T_PASS;
+}
+
+/*
+ * Waiting for copies the stand-in's device models as taking about 21 ms
+ * each (5 ns per byte, 4 MiB): a synchronize never returns before the
+ * modelled device is done, whether the waiter sleeps on an estimate or
+ * polls, and it does not spin through the copy: a few hundred polls of
+ * the device at most, where a waiter spinning for 21 ms polls it tens
+ * of thousands of times.
+ */
+static int wait_for_long_copies(void)
+{
+	const size_t n = 4 << 20;
+	long polls = 0, q, syncs;
+	unsigned char *h;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
+		printf("# host words are written at once by the stand-in: not modelled\n");
+		return T_SKIP;
+	}
+	CHECK(t_ctx());
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(n);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, &d, n));
+	t_fill(h, n, 7);
+	syncs = f_count("cudaEventSynchronize");
+	f_rate(5000);
+	for (i = 0; i < 6; i++) {
+		q = f_count("cudaEventQuery");
+		CHECK_OK(accel_memcpy_async(s, d, h, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(!f_busy());
+		q = f_count("cudaEventQuery") - q;
+		printf("# copy %u: %ld polls\n", i, q);
+		polls = q > polls ? q : polls;
+	}
+	f_rate(0);
+	printf("# blocking waits on an event (cudaEventSynchronize): %ld\n",
+	       f_count("cudaEventSynchronize") - syncs);
+	CHECK(polls < 2000);
+	CHECK(t_check_fill(d, n, 7));
+	return T_PASS;
+}
+
+int main(void)
+{
+	static const struct t_case cases[] = {
+		T(isolated_copy_issued_at_once),
+		T(burst_batched_while_issuing), T(burst_keeps_order),
+		T(error_mid_batch_fails_its_stream),
+		T(completion_by_host_word), T(wait_for_long_copies),
+	};
+
+	/* This program is about the CUDA backend, whatever the caller says. */
+	setenv("ACCEL_BACKEND", "cuda", 1);
+	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
+}
