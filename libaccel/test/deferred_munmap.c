@@ -21,8 +21,11 @@ static int punch(void *p, size_t len)
 		    -1, 0) == p ? 0 : -1;
 }
 
-/* T_PASS on the cpu backend, whose engines these tests are about. */
-static int cpu_backend_only(void)
+/*
+ * A stream of the current context, whose backend must be cpu: these are
+ * tests of its engines. T_PASS, T_SKIP or T_FAIL.
+ */
+static int cpu_stream(accel_stream_t *s)
 {
 	const char *backend = "";
 
@@ -33,6 +36,7 @@ static int cpu_backend_only(void)
 		printf("# the cpu backend's engines only\n");
 		return T_SKIP;
 	}
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
 	return T_PASS;
 }
 
@@ -46,10 +50,9 @@ static int unmapped_after_deferred_unregister(void)
 	void *d;
 	int ret;
 
-	ret = cpu_backend_only();
+	ret = cpu_stream(&s);
 	if (ret)
 		return ret;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	CHECK_OK(accel_malloc(NULL, &d, 2 * ps));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 2 * ps, 0));
 	q = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
@@ -84,10 +87,9 @@ static int unmapped_destination_after_deferred_unregister(void)
 	void *d;
 	int ret;
 
-	ret = cpu_backend_only();
+	ret = cpu_stream(&s);
 	if (ret)
 		return ret;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	CHECK_OK(accel_malloc(NULL, &d, ps));
 	q = mmap(NULL, ps, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

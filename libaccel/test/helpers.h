@@ -91,6 +91,23 @@ static inline int t_gate_open(accel_event_t gate)
 	return accel_event_signal(gate, 1, 0);
 }
 
+/*
+ * A stream held back by a gate (t_gate), in @ctx or, when NULL, in a new
+ * context of t_ctx(). 0 or -errno.
+ */
+static inline int t_gated_stream(accel_context *ctx, accel_stream_t *s,
+				 accel_event_t *gate)
+{
+	int ret;
+
+	if (!ctx && !t_ctx())
+		return -ENODEV;
+	ret = accel_stream_create(ctx, 0, 0, s);
+	if (!ret)
+		ret = t_gate(*s, gate);
+	return ret;
+}
+
 static inline void t_fill(void *p, size_t n, unsigned int seed)
 {
 	unsigned char *b = p;

@@ -127,9 +127,7 @@ static int failed_stream_skips_function(void)
 	accel_event_t gate;
 	int calls = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_launch_host_func(s, mark, &calls));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
 	CHECK_RET(accel_stream_synchronize(s, 10 * T_SEC), -EIO);

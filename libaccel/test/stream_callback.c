@@ -111,9 +111,7 @@ static int failed_stream_reports_error(void)
 	accel_stream_t s;
 	int skipped = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_launch_host_func(s, mark, &skipped));
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
@@ -132,9 +130,7 @@ static int destroyed_stream_still_reports(void)
 	accel_event_t gate;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK_OK(accel_stream_destroy(s));
 	CHECK(seen.calls == 0);
@@ -154,8 +150,7 @@ static int context_destroy_cancels(void)
 	accel_stream_t s;
 
 	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(ctx, &s, &gate));
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK(seen.calls == 0);
 	CHECK_OK(accel_context_destroy(ctx));
@@ -196,8 +191,7 @@ static int calls_from_destroy(void)
 	accel_stream_t s;
 
 	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(ctx, &s, &gate));
 	CHECK_OK(accel_stream_add_callback(s, calls_in_destroy, &r, 0));
 	CHECK_OK(accel_context_destroy(ctx));
 	CHECK_RET(r.calls, 1);
@@ -232,9 +226,7 @@ static int failed_before_the_call(void)
 	accel_event_t gate;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
 	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
 	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EIO);
