@@ -148,6 +148,46 @@ static inline int t_copy_setup(size_t n, accel_stream_t *s, void **dev,
 }
 
 /*
+ * A host function's ordering test, around the function under test: on a
+ * new stream of a new context, t_byte_trip_out() copies 7 from pinned
+ * h[0] H2D into device d[0] and D2H into pinned out[0]; the test queues
+ * its function, which must see that 7 in out[0] and may write there;
+ * t_byte_trip_back() copies out[0] H2D and D2H back into h[0] and
+ * synchronizes, so that h[0] is what the function wrote. 0 or -errno.
+ */
+struct t_byte_trip {
+	accel_stream_t s;
+	unsigned char *h, *out, *d;
+};
+
+static inline int t_byte_trip_out(struct t_byte_trip *t)
+{
+	int ret = t_copy_setup(1, &t->s, (void **)&t->d, &t->h);
+
+	if (!ret)
+		ret = accel_host_alloc(NULL, (void **)&t->out, 1, 0);
+	if (ret)
+		return ret;
+	t->h[0] = 7;
+	ret = accel_memcpy_async(t->s, t->d, t->h, 1, ACCEL_MEMCPY_H2D);
+	if (!ret)
+		ret = accel_memcpy_async(t->s, t->out, t->d, 1,
+					 ACCEL_MEMCPY_D2H);
+	return ret;
+}
+
+static inline int t_byte_trip_back(struct t_byte_trip *t)
+{
+	int ret = accel_memcpy_async(t->s, t->d, t->out, 1, ACCEL_MEMCPY_H2D);
+
+	if (!ret)
+		ret = accel_memcpy_async(t->s, t->h, t->d, 1, ACCEL_MEMCPY_D2H);
+	if (!ret)
+		ret = accel_stream_synchronize(t->s, ACCEL_TIMEOUT_INFINITE);
+	return ret;
+}
+
+/*
  * Set by tests that fork children which create their own contexts: the
  * parent must not probe, as a CUDA backend does not survive fork().
  */
