@@ -74,6 +74,25 @@ static inline void t_ctx_cleanup(void)
 }
 
 /*
+ * The number @fmt (one %ld conversion) reads from the first line of the
+ * file @path it fits (a /proc, sysfs or debugfs file), or -1.
+ */
+static inline long t_read_long(const char *path, const char *fmt)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
  * A gate: a host event the stream waits on, so that work queued behind it
  * is deterministically pending until t_gate_open().
  */

@@ -62,25 +62,9 @@ static int pins_observable(void)
 	return ok && after > before;
 }
 
-/* The number @fmt (one %ld) reads from the first line of @path it fits. */
-static long file_value(const char *path, const char *fmt)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, fmt, &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static long mem_available(void)
 {
-	long kb = file_value("/proc/meminfo", "MemAvailable: %ld kB");
+	long kb = t_read_long("/proc/meminfo", "MemAvailable: %ld kB");
 
 	return kb < 0 ? -1 : kb * 1024;
 }
@@ -699,8 +683,8 @@ static int memlock_unprivileged(void)
 /* debugfs's total of pinned bytes over every context, or -1. */
 static long module_pinned(void)
 {
-	return file_value("/sys/kernel/debug/accelstream/summary",
-			  "pinned_bytes %ld");
+	return t_read_long("/sys/kernel/debug/accelstream/summary",
+			   "pinned_bytes %ld");
 }
 
 /*
