@@ -122,7 +122,7 @@ struct accel_ctx {
 	const struct accel_backend_ops *backend;
 	void *backend_data;
 
-	/* Pageable copies' pinned chunks (staging.c), made on first use. */
+	/* Pageable copies' pinned chunks (staging/), made on first use. */
 	struct accel_staging *staging;
 };
 

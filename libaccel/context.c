@@ -23,7 +23,7 @@
  *
  *   ctx_list_lock
  *     ctx->lock            one context at a time, never two
- *       pool->lock         staging.c; never held while taking ctx->lock
+ *       pool->lock         staging/stage.h; never held while taking ctx->lock
  *         handle_lock      handle.c, a leaf
  *         check_lock       check.c, a leaf
  *         log_lock         log.c, a leaf (held only to read the callback)

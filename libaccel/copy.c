@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * accel_memcpy_async(): resolve raw pointers to regions, queue one COPY,
- * or hand a copy with a pageable side to the staging pool (staging.c).
+ * or hand a copy with a pageable side to the staging pool (staging/).
  */
 #define _GNU_SOURCE
 #include <errno.h>

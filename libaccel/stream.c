@@ -364,42 +364,46 @@ int accel_stream_error(struct accel_stream_impl *s)
 	return ret ? ret : q.error;
 }
 
-ACCEL_EXPORT
-int accel_stream_get_priority(accel_stream_t stream, int *priority)
+/*
+ * What @stream was created with, for the getters (a NULL output is not
+ * asked for): 0, or the lookup's error, or the stream's sticky one.
+ */
+static int stream_attrs(accel_stream_t stream, int *priority,
+			unsigned int *flags)
 {
-	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
 	int ret;
 
-	if (!priority)
-		return -EINVAL;
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
 	ret = accel_stream_error(s);
-	if (!ret)
+	if (!ret && priority)
 		*priority = s->priority;
+	if (!ret && flags)
+		*flags = s->flags;
 	accel_stream_put(s);
 	return ret;
+}
+
+ACCEL_EXPORT
+int accel_stream_get_priority(accel_stream_t stream, int *priority)
+{
+	ACCEL_API_ENTER();
+
+	if (!priority)
+		return -EINVAL;
+	return stream_attrs(stream, priority, NULL);
 }
 
 ACCEL_EXPORT
 int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags)
 {
 	ACCEL_API_ENTER();
-	struct accel_stream_impl *s;
-	int ret;
 
 	if (!flags)
 		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
-	if (ret)
-		return ret;
-	ret = accel_stream_error(s);
-	if (!ret)
-		*flags = s->flags;
-	accel_stream_put(s);
-	return ret;
+	return stream_attrs(stream, NULL, flags);
 }
 
 int accel_submit(struct accel_ctx *ctx, uint32_t kstream,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ACCEL_CHECK=1: a write into an in-flight source is caught and reported. */
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include "helpers.h"
 
@@ -29,7 +30,12 @@ static int in_child(int (*fn)(void), char *err, size_t len)
 	return status;
 }
 
-static int write_in_flight(void)
+/*
+ * In a fresh context, queue behind a closed gate an H2D of @len bytes at
+ * @off into three pinned pages, then write the byte at @poke: a write the
+ * check must stop (it does not return).
+ */
+static int write_watched(size_t off, size_t len, size_t poke)
 {
 	accel_context *ctx;
 	accel_stream_t s;
@@ -41,29 +47,21 @@ static int write_in_flight(void)
 	    accel_stream_create(ctx, 0, 0, &s) ||
 	    accel_host_alloc(ctx, (void **)&h, 3 * 4096, 0) ||
 	    accel_malloc(ctx, &d, 3 * 4096) || t_gate(s, &gate) ||
-	    accel_memcpy_async(s, d, h, 3 * 4096, ACCEL_MEMCPY_H2D))
+	    accel_memcpy_async(s, d, h + off, len, ACCEL_MEMCPY_H2D))
 		return 2;
-	h[4096 + 5] = 1;	/* must not return */
+	h[poke] = 1;	/* must not return */
 	return 3;
+}
+
+static int write_in_flight(void)
+{
+	return write_watched(0, 3 * 4096, 4096 + 5);
 }
 
 /* A write 95 bytes before a source that starts inside a watched page. */
 static int write_before_source(void)
 {
-	accel_context *ctx;
-	accel_stream_t s;
-	accel_event_t gate;
-	unsigned char *h;
-	void *d;
-
-	if (accel_context_create(&ctx, 0) ||
-	    accel_stream_create(ctx, 0, 0, &s) ||
-	    accel_host_alloc(ctx, (void **)&h, 3 * 4096, 0) ||
-	    accel_malloc(ctx, &d, 3 * 4096) || t_gate(s, &gate) ||
-	    accel_memcpy_async(s, d, h + 200, 2 * 4096, ACCEL_MEMCPY_H2D))
-		return 2;
-	h[105] = 1;	/* must not return */
-	return 3;
+	return write_watched(200, 2 * 4096, 105);
 }
 
 static int write_after_sync(void)
@@ -96,15 +94,21 @@ static int write_after_sync(void)
 	return 0;
 }
 
+/* Run @fn in a child that the check stops with SIGABRT and a report. */
+static bool stopped_with_report(int (*fn)(void), char *err, size_t len)
+{
+	int st = in_child(fn, err, len);
+
+	printf("# child stderr: %s", err);
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT &&
+	       strstr(err, "ACCEL_CHECK");
+}
+
 static int caught_and_reported(void)
 {
 	char err[4096];
-	int st;
 
-	st = in_child(write_in_flight, err, sizeof(err));
-	printf("# child stderr: %s", err);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	CHECK(strstr(err, "ACCEL_CHECK"));
+	CHECK(stopped_with_report(write_in_flight, err, sizeof(err)));
 	CHECK(strstr(err, "stream"));
 	CHECK(strstr(err, "seq"));
 	CHECK(strstr(err, "offset 4101"));
@@ -115,12 +119,8 @@ static int caught_and_reported(void)
 static int outside_buffer_reported_as_such(void)
 {
 	char err[4096];
-	int st;
 
-	st = in_child(write_before_source, err, sizeof(err));
-	printf("# child stderr: %s", err);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	CHECK(strstr(err, "ACCEL_CHECK"));
+	CHECK(stopped_with_report(write_before_source, err, sizeof(err)));
 	CHECK(strstr(err, "outside the source buffer"));
 	CHECK(strstr(err, "offset -95"));
 	CHECK(!strstr(err, "inside the source buffer"));

@@ -21,15 +21,13 @@ static int punch(void *p, size_t len)
 		    -1, 0) == p ? 0 : -1;
 }
 
-static int unmapped_after_deferred_unregister(void)
+/*
+ * A stream of the current context, whose backend must be cpu: these are
+ * tests of its engines. T_PASS, T_SKIP or T_FAIL.
+ */
+static int cpu_stream(accel_stream_t *s)
 {
-	const char *tp = getenv("ACCEL_TRANSPORT"), *backend = "";
-	long ps = sysconf(_SC_PAGESIZE);
-	unsigned char *q, *out;
-	accel_event_t gate;
-	accel_stream_t s;
-	void *d;
-	int ret;
+	const char *backend = "";
 
 	CHECK(t_ctx());
 	CHECK_OK(accel_context_get_backend(NULL, &backend));
@@ -38,7 +36,23 @@ static int unmapped_after_deferred_unregister(void)
 		printf("# the cpu backend's engines only\n");
 		return T_SKIP;
 	}
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
+	return T_PASS;
+}
+
+static int unmapped_after_deferred_unregister(void)
+{
+	const char *tp = getenv("ACCEL_TRANSPORT");
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned char *q, *out;
+	accel_event_t gate;
+	accel_stream_t s;
+	void *d;
+	int ret;
+
+	ret = cpu_stream(&s);
+	if (ret)
+		return ret;
 	CHECK_OK(accel_malloc(NULL, &d, 2 * ps));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 2 * ps, 0));
 	q = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
@@ -65,7 +79,7 @@ static int unmapped_after_deferred_unregister(void)
 /* The same with the range as the destination of a queued D2H. */
 static int unmapped_destination_after_deferred_unregister(void)
 {
-	const char *tp = getenv("ACCEL_TRANSPORT"), *backend = "";
+	const char *tp = getenv("ACCEL_TRANSPORT");
 	long ps = sysconf(_SC_PAGESIZE);
 	accel_event_t gate;
 	accel_stream_t s;
@@ -73,13 +87,9 @@ static int unmapped_destination_after_deferred_unregister(void)
 	void *d;
 	int ret;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (strcmp(backend, "cpu")) {
-		printf("# the cpu backend's engines only\n");
-		return T_SKIP;
-	}
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	ret = cpu_stream(&s);
+	if (ret)
+		return ret;
 	CHECK_OK(accel_malloc(NULL, &d, ps));
 	q = mmap(NULL, ps, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

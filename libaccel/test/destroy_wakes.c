@@ -141,8 +141,7 @@ static int waits_unchanged_while_alive(void)
 	unsigned int first = 99;
 
 	CHECK(ctx);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(ctx, &s, &gate));
 	CHECK_OK(accel_event_create(ctx, 0, &ev[0]));
 	CHECK_OK(accel_event_create(ctx, 0, &ev[1]));
 	CHECK_OK(accel_event_record(ev[1], s));

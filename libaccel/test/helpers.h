@@ -74,6 +74,25 @@ static inline void t_ctx_cleanup(void)
 }
 
 /*
+ * The number @fmt (one %ld conversion) reads from the first line of the
+ * file @path it fits (a /proc, sysfs or debugfs file), or -1.
+ */
+static inline long t_read_long(const char *path, const char *fmt)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
  * A gate: a host event the stream waits on, so that work queued behind it
  * is deterministically pending until t_gate_open().
  */
@@ -89,6 +108,23 @@ static inline int t_gate(accel_stream_t s, accel_event_t *gate)
 static inline int t_gate_open(accel_event_t gate)
 {
 	return accel_event_signal(gate, 1, 0);
+}
+
+/*
+ * A stream held back by a gate (t_gate), in @ctx or, when NULL, in a new
+ * context of t_ctx(). 0 or -errno.
+ */
+static inline int t_gated_stream(accel_context *ctx, accel_stream_t *s,
+				 accel_event_t *gate)
+{
+	int ret;
+
+	if (!ctx && !t_ctx())
+		return -ENODEV;
+	ret = accel_stream_create(ctx, 0, 0, s);
+	if (!ret)
+		ret = t_gate(*s, gate);
+	return ret;
 }
 
 static inline void t_fill(void *p, size_t n, unsigned int seed)
@@ -127,6 +163,46 @@ static inline int t_copy_setup(size_t n, accel_stream_t *s, void **dev,
 		ret = accel_malloc(NULL, dev, n);
 	if (!ret)
 		ret = accel_host_alloc(NULL, (void **)host, n, 0);
+	return ret;
+}
+
+/*
+ * A host function's ordering test, around the function under test: on a
+ * new stream of a new context, t_byte_trip_out() copies 7 from pinned
+ * h[0] H2D into device d[0] and D2H into pinned out[0]; the test queues
+ * its function, which must see that 7 in out[0] and may write there;
+ * t_byte_trip_back() copies out[0] H2D and D2H back into h[0] and
+ * synchronizes, so that h[0] is what the function wrote. 0 or -errno.
+ */
+struct t_byte_trip {
+	accel_stream_t s;
+	unsigned char *h, *out, *d;
+};
+
+static inline int t_byte_trip_out(struct t_byte_trip *t)
+{
+	int ret = t_copy_setup(1, &t->s, (void **)&t->d, &t->h);
+
+	if (!ret)
+		ret = accel_host_alloc(NULL, (void **)&t->out, 1, 0);
+	if (ret)
+		return ret;
+	t->h[0] = 7;
+	ret = accel_memcpy_async(t->s, t->d, t->h, 1, ACCEL_MEMCPY_H2D);
+	if (!ret)
+		ret = accel_memcpy_async(t->s, t->out, t->d, 1,
+					 ACCEL_MEMCPY_D2H);
+	return ret;
+}
+
+static inline int t_byte_trip_back(struct t_byte_trip *t)
+{
+	int ret = accel_memcpy_async(t->s, t->d, t->out, 1, ACCEL_MEMCPY_H2D);
+
+	if (!ret)
+		ret = accel_memcpy_async(t->s, t->h, t->d, 1, ACCEL_MEMCPY_D2H);
+	if (!ret)
+		ret = accel_stream_synchronize(t->s, ACCEL_TIMEOUT_INFINITE);
 	return ret;
 }
 

@@ -19,27 +19,16 @@ static void read_then_write(void *arg)
 
 static int runs_after_prior_before_later(void)
 {
-	unsigned char *h, *out;
 	struct seen seen = { 0 };
-	accel_stream_t s;
-	unsigned char *d;
+	struct t_byte_trip t;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 1, 0));
-	CHECK_OK(accel_malloc(NULL, (void **)&d, 1));
-	seen.pinned = out;
-	h[0] = 7;
-	CHECK_OK(accel_memcpy_async(s, d, h, 1, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_memcpy_async(s, out, d, 1, ACCEL_MEMCPY_D2H));
-	CHECK_OK(accel_launch_host_func(s, read_then_write, &seen));
-	CHECK_OK(accel_memcpy_async(s, d, out, 1, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_memcpy_async(s, h, d, 1, ACCEL_MEMCPY_D2H));
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK_OK(t_byte_trip_out(&t));
+	seen.pinned = t.out;
+	CHECK_OK(accel_launch_host_func(t.s, read_then_write, &seen));
+	CHECK_OK(t_byte_trip_back(&t));
 	CHECK(seen.calls == 1);
 	CHECK(seen.value == 7);
-	CHECK(h[0] == 42);
+	CHECK(t.h[0] == 42);
 	return T_PASS;
 }
 
@@ -127,9 +116,7 @@ static int failed_stream_skips_function(void)
 	accel_event_t gate;
 	int calls = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_launch_host_func(s, mark, &calls));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
 	CHECK_RET(accel_stream_synchronize(s, 10 * T_SEC), -EIO);

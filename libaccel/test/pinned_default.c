@@ -7,21 +7,6 @@
  */
 #include "helpers.h"
 
-static long read_long(const char *path, const char *fmt)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, fmt, &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static int default_follows_ram(void)
 {
 	const char *tp = getenv("ACCEL_TRANSPORT");
@@ -31,9 +16,9 @@ static int default_follows_ram(void)
 		printf("# the module's parameter (inproc: see inproc_limits)\n");
 		return T_SKIP;
 	}
-	mb = read_long("/sys/module/accelstream/parameters/max_pinned_mb",
-		       "%ld");
-	total_kb = read_long("/proc/meminfo", "MemTotal: %ld kB");
+	mb = t_read_long("/sys/module/accelstream/parameters/max_pinned_mb",
+			 "%ld");
+	total_kb = t_read_long("/proc/meminfo", "MemTotal: %ld kB");
 	CHECK(mb > 0 && total_kb > 0);
 	printf("# max_pinned_mb %ld, MemTotal %ld kB\n", mb, total_kb);
 	/* totalram_pages() is MemTotal: a quarter of it, in MiB. */

@@ -64,16 +64,8 @@ static int pins_observable(void)
 
 static long mem_available(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	long kb = t_read_long("/proc/meminfo", "MemAvailable: %ld kB");
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
 	return kb < 0 ? -1 : kb * 1024;
 }
 
@@ -691,17 +683,8 @@ static int memlock_unprivileged(void)
 /* debugfs's total of pinned bytes over every context, or -1. */
 static long module_pinned(void)
 {
-	char line[128];
-	long v = -1;
-	FILE *f = fopen("/sys/kernel/debug/accelstream/summary", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "pinned_bytes %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return t_read_long("/sys/kernel/debug/accelstream/summary",
+			   "pinned_bytes %ld");
 }
 
 /*

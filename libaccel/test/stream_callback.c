@@ -63,27 +63,17 @@ static void mark(void *arg)
 static int success_status_zero_in_order(void)
 {
 	struct seen seen = SEEN_INIT;
-	unsigned char *h, *out, *d;
-	accel_stream_t s;
+	struct t_byte_trip t;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 1, 0));
-	CHECK_OK(accel_malloc(NULL, (void **)&d, 1));
-	seen.pinned = out;
-	h[0] = 7;
-	CHECK_OK(accel_memcpy_async(s, d, h, 1, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_memcpy_async(s, out, d, 1, ACCEL_MEMCPY_D2H));
-	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
-	CHECK_OK(accel_memcpy_async(s, d, out, 1, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_memcpy_async(s, h, d, 1, ACCEL_MEMCPY_D2H));
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK_OK(t_byte_trip_out(&t));
+	seen.pinned = t.out;
+	CHECK_OK(accel_stream_add_callback(t.s, record, &seen, 0));
+	CHECK_OK(t_byte_trip_back(&t));
 	CHECK(wait_calls(&seen, 1));
 	CHECK_RET(seen.status, 0);
-	CHECK(seen.stream == s);
+	CHECK(seen.stream == t.s);
 	CHECK(seen.value == 7);
-	CHECK(h[0] == 42);
+	CHECK(t.h[0] == 42);
 	return T_PASS;
 }
 
@@ -111,9 +101,7 @@ static int failed_stream_reports_error(void)
 	accel_stream_t s;
 	int skipped = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_launch_host_func(s, mark, &skipped));
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
@@ -132,9 +120,7 @@ static int destroyed_stream_still_reports(void)
 	accel_event_t gate;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK_OK(accel_stream_destroy(s));
 	CHECK(seen.calls == 0);
@@ -154,8 +140,7 @@ static int context_destroy_cancels(void)
 	accel_stream_t s;
 
 	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(ctx, &s, &gate));
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK(seen.calls == 0);
 	CHECK_OK(accel_context_destroy(ctx));
@@ -196,8 +181,7 @@ static int calls_from_destroy(void)
 	accel_stream_t s;
 
 	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(ctx, &s, &gate));
 	CHECK_OK(accel_stream_add_callback(s, calls_in_destroy, &r, 0));
 	CHECK_OK(accel_context_destroy(ctx));
 	CHECK_RET(r.calls, 1);
@@ -232,9 +216,7 @@ static int failed_before_the_call(void)
 	accel_event_t gate;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
 	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
 	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EIO);

@@ -66,7 +66,7 @@
  * above it, never one below it while holding it:
  *
  *   1. accel_ctx.lock (libaccel's context lock, accel_int.h), or the
- *      staging pool's lock (staging.c): the API calls the backend's
+ *      staging pool's lock (staging/stage.h): the API calls the backend's
  *      release, pin and region hooks under the first, the pool submits
  *      (and so kicks the issue path) and pins chunks under the second.
  *   2. cx->is.exec_lock (issue path) or cx->cmp.report_lock (completion

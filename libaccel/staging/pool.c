@@ -1,161 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The staging pool (staging.h): a few pinned chunks per context, reused,
- * through which every pageable copy goes in pieces of at most one chunk.
- *
- * Each chunk has a user event, its counter, that the streams' HOST_WAITs
- * name, and a plain event recorded after the last copy that named it (its
- * point). One piece of H2D (pageable source) is, on its stream,
- *
- *   [HOST_WAIT counter >= v]  COPY chunk -> dst  EVENT_RECORD point
- *
- * where the HOST_WAIT is left out when the chunk was free at enqueue and
- * the caller filled it itself. Otherwise the source is kept in unpinned
- * memory and the chunk's worker, once the previous point has passed,
- * fills the chunk and raises the counter to v. One piece of D2H (pageable
- * destination) is
- *
- *   [HOST_WAIT counter >= v1]  COPY src -> chunk  EVENT_RECORD point
- *   HOST_WAIT counter >= v2
- *
- * and the worker, once the point has passed, copies the chunk out and
- * raises the counter to v2, so that the stream (and whoever synchronizes
- * on it) goes on only after the bytes are in the destination.
- *
- * Counter values are handed out in the order the pieces are queued on the
- * transport (the pool lock is held across the submit), and each worker
- * runs its chunk's jobs in that order, so a job only ever waits for work
- * queued before it: nothing in the pool waits for the caller.
- *
- * A piece takes a free chunk and the caller fills it at once. With every
- * chunk busy, the caller waits (pool lock dropped) for the oldest one's
- * copy to retire, as long as the stream moves: only a chunk that did not
- * come free within STAGING_WAIT_MS (the stream is gated, or behind other
- * work) makes this call's remaining pieces, and the stream's next calls
- * until that chunk is free, spill into unpinned memory.
- * Fills and copy-outs of more than FILL_SLICE_MIN * 2 bytes are split into
- * slices that the fill threads (ACCEL_STAGING_THREADS - 1 of them) copy
- * in parallel with the thread that asked, which takes slices too.
- *
- * Stream order across pageable copies: a D2H piece into pageable memory
- * (or a pageable-to-pageable copy) is an "out" until its bytes are in the
- * destination. A pageable source that overlaps an out of the same stream
- * is read at enqueue but for the overlapping bytes, which are read again
- * once that out is done (by the chunk's worker before it fills the chunk,
- * or by the host function of a pageable-to-pageable copy), never by the
- * caller: nothing waits for the stream, gated or not (libaccel(7)).
- *
- * Lock order: pool->lock, then pool->fill_lock, then the transport's and
- * the cuda backend's own locks (a submit, an event ioctl, pinning a chunk,
- * all under pool->lock). ctx->lock is never taken with pool->lock held.
- * Workers hold no lock while they wait or copy.
+ * The staging pool (stage.h): the pool, its chunks and their workers, and
+ * how a copy is cut into pieces, each handed a chunk and submitted.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "accel_int.h"
-#include "staging.h"
+#include "stage.h"
 
-#define STAGING_CHUNKS		4
-#define STAGING_CHUNK_KB	4096
-#define STAGING_MAX_CHUNKS	64
-#define STAGING_THREADS		4
-#define STAGING_MAX_THREADS	16
-#define STAGING_WAIT_MS		10
-#define FILL_SLICE_MIN		(256 << 10)
-
-/* Bytes a pageable source shares with an unfinished out: read them late. */
-struct stage_patch {
-	size_t off, len;
-};
-
-/* A pending write into pageable memory (an "out"). */
-struct stage_out {
-	struct stage_out *next;
-	uint64_t id;
-	uintptr_t start, end;
-	uint32_t kstream;
-};
-
-/* One parallel copy, cut into slices the fill threads take. */
-struct fill_task {
-	struct fill_task *next;
-	char *dst;
-	const char *src;
-	size_t len, slice;
-	unsigned int nslices, taken, done;
-	bool checked, fault;
-};
-
-struct stage_job {
-	struct stage_job *next;
-	uint32_t prev_point;	/* the chunk's last use must pass it, or 0 */
-	void *spill;		/* fill the chunk with these bytes, or NULL */
-	size_t len;
-	uint64_t ready;		/* raise the counter to it once filled, or 0 */
-	uint32_t point;		/* D2H: the copy into the chunk */
-	void *dst;		/* D2H: the pageable destination, or NULL */
-	uint64_t drained;	/* D2H: raise the counter to it once copied out */
-	uint32_t kstream;	/* for the ACCEL_CHECK report */
-	struct stage_out *out;	/* D2H: this job's out, done once drained */
-	const char *src;	/* H2D: the pageable source, for the patches */
-	uint64_t dep;		/* H2D: outs up to this id must be done */
-	struct stage_patch *patch;
-	unsigned int npatch;
-};
-
-struct stage_chunk {
-	struct accel_staging *pool;
-	struct accel_region r;	/* pinned, HOST_ALLOC, not in the table */
-	uint32_t counter;	/* user event */
-	uint64_t assigned;	/* last counter value handed out */
-	uint32_t point;		/* after the last copy naming the chunk, or 0 */
-	uint32_t kstream;	/* the stream of the last piece handed it */
-	struct stage_job *head, *tail;
-	bool running;		/* the worker is in a job */
-	pthread_t thread;
-};
-
-struct accel_staging {
-	struct accel_ctx *ctx;
-	size_t chunk_size;
-	unsigned int max_chunks;
-	uint32_t doorbell;	/* user event, raised once: stop */
-
-	/* Protects everything below. */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* a job was queued, or stop */
-	bool stopping;
-	bool joined;		/* stop ran: the workers are gone */
-	bool full;		/* pinning another chunk failed: no more */
-	uint32_t behind_stream;	/* its wait for behind_point timed out */
-	uint32_t behind_point;
-	unsigned int nchunks, next;
-	uint32_t *points;	/* recorded and passed: free for reuse */
-	unsigned int npoints, cap_points;
-	struct stage_out *outs;	/* unfinished writes into pageable memory */
-	uint64_t out_ids;
-	pthread_cond_t out_cond;	/* an out is done, or stop */
-	struct stage_chunk chunks[STAGING_MAX_CHUNKS];
-
-	/* Protects the fill threads' queue, below. */
-	pthread_mutex_t fill_lock;
-	pthread_cond_t fill_cond;	/* a task was queued, or stop */
-	pthread_cond_t fill_done;	/* a task's last slice was copied */
-	struct fill_task *tasks;
-	bool fill_stop;
-	unsigned int nfill;
-	pthread_t fill[STAGING_MAX_THREADS];
-};
-
-static unsigned long env_ulong(const char *name, unsigned long def,
-			       unsigned long lo, unsigned long hi)
+unsigned long stage_env_ulong(const char *name, unsigned long def,
+			      unsigned long lo, unsigned long hi)
 {
 	const char *v = getenv(name);
 	unsigned long n;
@@ -268,240 +122,6 @@ static int point_wait(struct accel_staging *p, uint32_t ev)
 }
 
 /* ------------------------------------------------------------------ */
-/* Parallel fills                                                      */
-/* ------------------------------------------------------------------ */
-
-static bool slice_copy(struct fill_task *t, unsigned int i)
-{
-	size_t off = (size_t)i * t->slice;
-	size_t len = i + 1 == t->nslices ? t->len - off : t->slice;
-
-	if (t->checked)
-		return accel_copy_checked(t->dst + off, t->src + off, len) != 0;
-	memcpy(t->dst + off, t->src + off, len);
-	return false;
-}
-
-/* Take the next slice of the first task; fill_lock held, dropped inside. */
-static void slice_take_locked(struct accel_staging *p, struct fill_task *t)
-{
-	unsigned int i = t->taken++;
-	bool fault;
-
-	if (t->taken == t->nslices) {
-		struct fill_task **pp;
-
-		for (pp = &p->tasks; *pp != t; pp = &(*pp)->next)
-			;
-		*pp = t->next;
-	}
-	pthread_mutex_unlock(&p->fill_lock);
-	fault = slice_copy(t, i);
-	pthread_mutex_lock(&p->fill_lock);
-	t->fault |= fault;
-	if (++t->done == t->nslices)
-		pthread_cond_broadcast(&p->fill_done);
-}
-
-static void *fill_thread(void *arg)
-{
-	struct accel_staging *p = arg;
-
-	pthread_mutex_lock(&p->fill_lock);
-	while (!p->fill_stop) {
-		if (!p->tasks) {
-			pthread_cond_wait(&p->fill_cond, &p->fill_lock);
-			continue;
-		}
-		slice_take_locked(p, p->tasks);
-	}
-	pthread_mutex_unlock(&p->fill_lock);
-	return NULL;
-}
-
-/*
- * Copy @len bytes, in slices shared with the fill threads when it is
- * worth it; the calling thread copies too, so this never waits for a fill
- * thread that is not copying for it. @checked: through
- * accel_copy_checked() (a destination that may be gone). true on a fault.
- */
-static bool par_copy(struct accel_staging *p, void *dst, const void *src,
-		     size_t len, bool checked)
-{
-	struct fill_task t;
-
-	if (!p->nfill || len < 2 * FILL_SLICE_MIN) {
-		if (checked)
-			return accel_copy_checked(dst, src, len) != 0;
-		memcpy(dst, src, len);
-		return false;
-	}
-	memset(&t, 0, sizeof(t));
-	t.dst = dst;
-	t.src = src;
-	t.len = len;
-	t.checked = checked;
-	t.nslices = p->nfill + 1;
-	if (t.nslices > len / FILL_SLICE_MIN)
-		t.nslices = len / FILL_SLICE_MIN;
-	t.slice = (len / t.nslices + 63) & ~(size_t)63;
-	t.nslices = (len + t.slice - 1) / t.slice;
-
-	pthread_mutex_lock(&p->fill_lock);
-	t.next = p->tasks;
-	p->tasks = &t;
-	pthread_cond_broadcast(&p->fill_cond);
-	while (t.taken < t.nslices)
-		slice_take_locked(p, &t);
-	while (t.done < t.nslices)
-		pthread_cond_wait(&p->fill_done, &p->fill_lock);
-	pthread_mutex_unlock(&p->fill_lock);
-	return t.fault;
-}
-
-static void fill_start(struct accel_staging *p)
-{
-	unsigned long n = env_ulong("ACCEL_STAGING_THREADS", STAGING_THREADS,
-				    1, STAGING_MAX_THREADS);
-
-	pthread_mutex_init(&p->fill_lock, NULL);
-	pthread_cond_init(&p->fill_cond, NULL);
-	pthread_cond_init(&p->fill_done, NULL);
-	/* Too few threads is slower, never wrong. */
-	while (p->nfill + 1 < n &&
-	       !pthread_create(&p->fill[p->nfill], NULL, fill_thread, p))
-		p->nfill++;
-}
-
-static void fill_stop(struct accel_staging *p)
-{
-	unsigned int i;
-
-	pthread_mutex_lock(&p->fill_lock);
-	p->fill_stop = true;
-	pthread_cond_broadcast(&p->fill_cond);
-	pthread_mutex_unlock(&p->fill_lock);
-	for (i = 0; i < p->nfill; i++)
-		pthread_join(p->fill[i], NULL);
-}
-
-static void fill_destroy(struct accel_staging *p)
-{
-	pthread_mutex_destroy(&p->fill_lock);
-	pthread_cond_destroy(&p->fill_cond);
-	pthread_cond_destroy(&p->fill_done);
-}
-
-/* ------------------------------------------------------------------ */
-/* Outs: stream order between a pageable write and a later read        */
-/* ------------------------------------------------------------------ */
-
-static struct stage_out *out_add_locked(struct accel_staging *p,
-					uint32_t kstream, void *dst,
-					size_t len)
-{
-	struct stage_out *o = calloc(1, sizeof(*o));
-
-	if (!o)
-		return NULL;
-	o->id = ++p->out_ids;
-	o->start = (uintptr_t)dst;
-	o->end = o->start + len;
-	o->kstream = kstream;
-	o->next = p->outs;
-	p->outs = o;
-	return o;
-}
-
-static void out_done_locked(struct accel_staging *p, struct stage_out *o)
-{
-	struct stage_out **pp;
-
-	for (pp = &p->outs; *pp; pp = &(*pp)->next) {
-		if (*pp == o) {
-			*pp = o->next;
-			free(o);
-			pthread_cond_broadcast(&p->out_cond);
-			return;
-		}
-	}
-}
-
-static void out_done(struct accel_staging *p, struct stage_out *o)
-{
-	pthread_mutex_lock(&p->lock);
-	out_done_locked(p, o);
-	pthread_mutex_unlock(&p->lock);
-}
-
-/*
- * The bytes of [@src, @src + @len) that unfinished outs of @kstream will
- * write: *@patch (malloc'd, *@n entries, overlaps possible) and in *@dep
- * the newest such out's id. 0, or -ENOMEM.
- */
-static int outs_overlap_locked(struct accel_staging *p, uint32_t kstream,
-			       const void *src, size_t len,
-			       struct stage_patch **patch, unsigned int *n,
-			       uint64_t *dep)
-{
-	uintptr_t a = (uintptr_t)src, b = a + len;
-	struct stage_out *o;
-
-	*patch = NULL;
-	*n = 0;
-	*dep = 0;
-	for (o = p->outs; o; o = o->next) {
-		struct stage_patch *np;
-		uintptr_t lo, hi;
-
-		if (o->kstream != kstream || o->end <= a || o->start >= b)
-			continue;
-		lo = o->start > a ? o->start : a;
-		hi = o->end < b ? o->end : b;
-		np = realloc(*patch, (*n + 1) * sizeof(*np));
-		if (!np) {
-			free(*patch);
-			*patch = NULL;
-			*n = 0;
-			return -ENOMEM;
-		}
-		*patch = np;
-		np[*n].off = lo - a;
-		np[*n].len = hi - lo;
-		(*n)++;
-		if (o->id > *dep)
-			*dep = o->id;
-	}
-	return 0;
-}
-
-/* Outs of @job's stream up to its dep that overlap its source remain. */
-static bool outs_pending_locked(struct accel_staging *p,
-				const struct stage_job *job)
-{
-	uintptr_t a = (uintptr_t)job->src, b = a + job->len;
-	struct stage_out *o;
-
-	for (o = p->outs; o; o = o->next)
-		if (o->kstream == job->kstream && o->id <= job->dep &&
-		    o->end > a && o->start < b)
-			return true;
-	return false;
-}
-
-/* Read the patched bytes again, now that the outs wrote them. */
-static void patch_apply(char *to, const char *src,
-			const struct stage_patch *patch, unsigned int n)
-{
-	unsigned int i;
-
-	/* A source freed under its queued write is undefined, not a crash. */
-	for (i = 0; i < n; i++)
-		accel_copy_checked(to + patch[i].off, src + patch[i].off,
-				   patch[i].len);
-}
-
-/* ------------------------------------------------------------------ */
 /* Workers                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -510,19 +130,6 @@ static void job_free(struct stage_job *job)
 	free(job->spill);
 	free(job->patch);
 	free(job);
-}
-
-/* Until the outs this job's source depends on are done: false on stop. */
-static bool job_wait_outs(struct accel_staging *p, struct stage_job *job)
-{
-	bool ok;
-
-	pthread_mutex_lock(&p->lock);
-	while (!p->stopping && outs_pending_locked(p, job))
-		pthread_cond_wait(&p->out_cond, &p->lock);
-	ok = !p->stopping;
-	pthread_mutex_unlock(&p->lock);
-	return ok;
 }
 
 static void job_run(struct stage_chunk *c, struct stage_job *job)
@@ -535,13 +142,14 @@ static void job_run(struct stage_chunk *c, struct stage_job *job)
 			return;
 		point_put(p, job->prev_point);
 	}
-	if (job->npatch && !job_wait_outs(p, job))
+	if (job->npatch && !stage_job_wait_outs(p, job))
 		return;
 	if (job->spill)
-		par_copy(p, (void *)c->r.base, job->spill, job->len, false);
+		stage_par_copy(p, (void *)c->r.base, job->spill, job->len,
+			       false);
 	if (job->npatch)
-		patch_apply((char *)c->r.base, job->src, job->patch,
-			    job->npatch);
+		stage_patch_apply((char *)c->r.base, job->src, job->patch,
+				  job->npatch);
 	if (job->ready)
 		raise_counter(p->ctx, c->counter, job->ready);
 	if (!job->dst)
@@ -554,14 +162,15 @@ static void job_run(struct stage_chunk *c, struct stage_job *job)
 	 * The promise covers sources: a destination freed before the copy
 	 * finished is undefined (as in CUDA), but never a crash here.
 	 */
-	if (!ret && par_copy(p, job->dst, (void *)c->r.base, job->len, true))
+	if (!ret &&
+	    stage_par_copy(p, job->dst, (void *)c->r.base, job->len, true))
 		accel_check_dst_gone(job->dst, job->len, job->kstream);
 	/*
 	 * Forget the write before the stream may go on: once it has, the
 	 * caller may read the destination as a source and overwrite it at
 	 * once, and a source overlapping a listed write is read late.
 	 */
-	out_done(p, job->out);
+	stage_out_done(p, job->out);
 	job->out = NULL;
 	raise_counter(p->ctx, c->counter, job->drained);
 }
@@ -614,12 +223,12 @@ static int pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 	if (!p)
 		return -ENOMEM;
 	p->ctx = ctx;
-	p->chunk_size = env_ulong("ACCEL_STAGING_CHUNK_KB", STAGING_CHUNK_KB,
-				  4, 1UL << 20) << 10;
+	p->chunk_size = stage_env_ulong("ACCEL_STAGING_CHUNK_KB",
+					STAGING_CHUNK_KB, 4, 1UL << 20) << 10;
 	p->chunk_size = (p->chunk_size + (size_t)ctx->page_size - 1) &
 			~((size_t)ctx->page_size - 1);
-	p->max_chunks = env_ulong("ACCEL_STAGING_CHUNKS", STAGING_CHUNKS, 1,
-				  STAGING_MAX_CHUNKS);
+	p->max_chunks = stage_env_ulong("ACCEL_STAGING_CHUNKS", STAGING_CHUNKS,
+					1, STAGING_MAX_CHUNKS);
 	ret = accel_kevent_create(ctx, ACCEL_EVENT_USER, &p->doorbell);
 	if (ret) {
 		free(p);
@@ -628,7 +237,7 @@ static int pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	pthread_cond_init(&p->out_cond, NULL);
-	fill_start(p);
+	stage_fill_start(p);
 
 	pthread_mutex_lock(&ctx->lock);
 	old = ctx->staging;
@@ -640,8 +249,8 @@ static int pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
 		pthread_cond_destroy(&p->out_cond);
-		fill_stop(p);
-		fill_destroy(p);
+		stage_fill_stop(p);
+		stage_fill_destroy(p);
 		free(p);
 		if (!old)
 			return -ENOENT;
@@ -881,8 +490,8 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	len = *lenp < c->r.size ? *lenp : c->r.size;
 	*lenp = len;
 	if (src->pageable) {
-		ret = outs_overlap_locked(p, kstream, src->ptr, len, &patch,
-					  &npatch, &dep);
+		ret = stage_outs_overlap_locked(p, kstream, src->ptr, len,
+						&patch, &npatch, &dep);
 		if (ret)
 			return ret;
 	}
@@ -912,12 +521,13 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	if (src->pageable) {
 		if (now) {
 			/* The chunk is ours alone: fill it in place. */
-			par_copy(p, (void *)c->r.base, src->ptr, len, false);
+			stage_par_copy(p, (void *)c->r.base, src->ptr, len,
+				       false);
 		} else {
 			job->spill = malloc(len);
 			if (!job->spill)
 				goto err_nomem;
-			par_copy(p, job->spill, src->ptr, len, false);
+			stage_par_copy(p, job->spill, src->ptr, len, false);
 		}
 		desc_copy(&d[n++], dst->handle, dst->offset, c->r.handle, 0,
 			  len);
@@ -927,7 +537,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	}
 	desc_event(&d[n++], ACCEL_OP_EVENT_RECORD, point, 0);
 	if (dst->pageable) {
-		job->out = out_add_locked(p, kstream, dst->ptr, len);
+		job->out = stage_out_add_locked(p, kstream, dst->ptr, len);
 		if (!job->out)
 			goto err_nomem;
 		job->point = point;
@@ -956,91 +566,12 @@ err_job:
 	c->assigned = assigned;
 	if (job) {
 		if (job->out)
-			out_done_locked(p, job->out);
+			stage_out_done_locked(p, job->out);
 		job_free(job);
 	}
 	point_put_locked(p, point);
 err_patch:
 	free(patch);
-	return ret;
-}
-
-/* Both sides pageable: no device is involved, a host function copies. */
-struct h2h_job {
-	struct accel_ctx *ctx;
-	struct accel_staging *pool;
-	void *dst;
-	void *bytes;
-	size_t len;
-	uint32_t kstream;
-	struct stage_out *out;	/* the write into dst, done once copied */
-	const char *src;	/* the source, for the patches */
-	struct stage_patch *patch;
-	unsigned int npatch;
-};
-
-static void h2h_drop(void *arg)
-{
-	struct h2h_job *j = arg;
-
-	if (j->out)
-		out_done(j->pool, j->out);
-	accel_ctx_put(j->ctx);
-	free(j->patch);
-	free(j->bytes);
-	free(j);
-}
-
-static void h2h_fn(void *arg)
-{
-	struct h2h_job *j = arg;
-
-	/* In stream order: the earlier writes into the source are done. */
-	patch_apply(j->bytes, j->src, j->patch, j->npatch);
-	if (accel_copy_checked(j->dst, j->bytes, j->len))
-		accel_check_dst_gone(j->dst, j->len, j->kstream);
-	h2h_drop(j);
-}
-
-static int h2h_copy(struct accel_staging *p, uint32_t kstream, void *dst,
-		    const void *src, size_t bytes)
-{
-	struct accel_ctx *ctx = p->ctx;
-	struct h2h_job *j;
-	uint64_t dep;
-	int ret;
-
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return -ENOMEM;
-	j->bytes = malloc(bytes);
-	if (!j->bytes) {
-		free(j);
-		return -ENOMEM;
-	}
-	par_copy(p, j->bytes, src, bytes, false);
-	j->ctx = ctx;
-	j->pool = p;
-	j->dst = dst;
-	j->len = bytes;
-	j->kstream = kstream;
-	j->src = src;
-	accel_obj_ref(&ctx->obj);
-	pthread_mutex_lock(&p->lock);
-	ret = outs_overlap_locked(p, kstream, src, bytes, &j->patch,
-				  &j->npatch, &dep);
-	if (!ret) {
-		j->out = out_add_locked(p, kstream, dst, bytes);
-		if (!j->out)
-			ret = -ENOMEM;
-	}
-	pthread_mutex_unlock(&p->lock);
-	/* hostfn takes ctx->lock: launched without the pool lock. */
-	if (!ret)
-		ret = accel_hostfn_launch_drop(ctx, kstream, h2h_fn, h2h_drop,
-					       j);
-	if (ret)
-		h2h_drop(j);
 	return ret;
 }
 
@@ -1059,7 +590,7 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	if (ret)
 		return ret;
 	if (dst->pageable && src->pageable)
-		return h2h_copy(p, kstream, dst->ptr, src->ptr, bytes);
+		return stage_h2h_copy(p, kstream, dst->ptr, src->ptr, bytes);
 	pthread_mutex_lock(&p->lock);
 	if (p->stopping)
 		ret = -ENOENT;
@@ -1124,7 +655,7 @@ void accel_staging_stop(struct accel_ctx *ctx)
 		}
 		c->tail = NULL;
 	}
-	fill_stop(p);
+	stage_fill_stop(p);
 	p->joined = true;
 }
 
@@ -1148,7 +679,7 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	pthread_cond_destroy(&p->out_cond);
-	fill_destroy(p);
+	stage_fill_destroy(p);
 	free(p->points);
 	free(p);
 	ctx->staging = NULL;

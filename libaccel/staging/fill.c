@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The staging pool (stage.h): the fill threads, which copy slices of a
+ * large fill or copy-out alongside the thread that asked for it.
+ */
+#include "stage.h"
+
+/* ------------------------------------------------------------------ */
+/* Parallel fills                                                      */
+/* ------------------------------------------------------------------ */
+
+static bool slice_copy(struct fill_task *t, unsigned int i)
+{
+	size_t off = (size_t)i * t->slice;
+	size_t len = i + 1 == t->nslices ? t->len - off : t->slice;
+
+	if (t->checked)
+		return accel_copy_checked(t->dst + off, t->src + off, len) != 0;
+	memcpy(t->dst + off, t->src + off, len);
+	return false;
+}
+
+/* Take the next slice of the first task; fill_lock held, dropped inside. */
+static void slice_take_locked(struct accel_staging *p, struct fill_task *t)
+{
+	unsigned int i = t->taken++;
+	bool fault;
+
+	if (t->taken == t->nslices) {
+		struct fill_task **pp;
+
+		for (pp = &p->tasks; *pp != t; pp = &(*pp)->next)
+			;
+		*pp = t->next;
+	}
+	pthread_mutex_unlock(&p->fill_lock);
+	fault = slice_copy(t, i);
+	pthread_mutex_lock(&p->fill_lock);
+	t->fault |= fault;
+	if (++t->done == t->nslices)
+		pthread_cond_broadcast(&p->fill_done);
+}
+
+static void *fill_thread(void *arg)
+{
+	struct accel_staging *p = arg;
+
+	pthread_mutex_lock(&p->fill_lock);
+	while (!p->fill_stop) {
+		if (!p->tasks) {
+			pthread_cond_wait(&p->fill_cond, &p->fill_lock);
+			continue;
+		}
+		slice_take_locked(p, p->tasks);
+	}
+	pthread_mutex_unlock(&p->fill_lock);
+	return NULL;
+}
+
+/*
+ * Copy @len bytes, in slices shared with the fill threads when it is
+ * worth it; the calling thread copies too, so this never waits for a fill
+ * thread that is not copying for it. @checked: through
+ * accel_copy_checked() (a destination that may be gone). true on a fault.
+ */
+bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
+		    size_t len, bool checked)
+{
+	struct fill_task t;
+
+	if (!p->nfill || len < 2 * FILL_SLICE_MIN) {
+		if (checked)
+			return accel_copy_checked(dst, src, len) != 0;
+		memcpy(dst, src, len);
+		return false;
+	}
+	memset(&t, 0, sizeof(t));
+	t.dst = dst;
+	t.src = src;
+	t.len = len;
+	t.checked = checked;
+	t.nslices = p->nfill + 1;
+	if (t.nslices > len / FILL_SLICE_MIN)
+		t.nslices = len / FILL_SLICE_MIN;
+	t.slice = (len / t.nslices + 63) & ~(size_t)63;
+	t.nslices = (len + t.slice - 1) / t.slice;
+
+	pthread_mutex_lock(&p->fill_lock);
+	t.next = p->tasks;
+	p->tasks = &t;
+	pthread_cond_broadcast(&p->fill_cond);
+	while (t.taken < t.nslices)
+		slice_take_locked(p, &t);
+	while (t.done < t.nslices)
+		pthread_cond_wait(&p->fill_done, &p->fill_lock);
+	pthread_mutex_unlock(&p->fill_lock);
+	return t.fault;
+}
+
+void stage_fill_start(struct accel_staging *p)
+{
+	unsigned long n = stage_env_ulong("ACCEL_STAGING_THREADS",
+					  STAGING_THREADS, 1,
+					  STAGING_MAX_THREADS);
+
+	pthread_mutex_init(&p->fill_lock, NULL);
+	pthread_cond_init(&p->fill_cond, NULL);
+	pthread_cond_init(&p->fill_done, NULL);
+	/* Too few threads is slower, never wrong. */
+	while (p->nfill + 1 < n &&
+	       !pthread_create(&p->fill[p->nfill], NULL, fill_thread, p))
+		p->nfill++;
+}
+
+void stage_fill_stop(struct accel_staging *p)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&p->fill_lock);
+	p->fill_stop = true;
+	pthread_cond_broadcast(&p->fill_cond);
+	pthread_mutex_unlock(&p->fill_lock);
+	for (i = 0; i < p->nfill; i++)
+		pthread_join(p->fill[i], NULL);
+}
+
+void stage_fill_destroy(struct accel_staging *p)
+{
+	pthread_mutex_destroy(&p->fill_lock);
+	pthread_cond_destroy(&p->fill_cond);
+	pthread_cond_destroy(&p->fill_done);
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The staging pool (../staging.h), internal to its files: a few pinned
+ * chunks per context, reused, through which every pageable copy goes in
+ * pieces of at most one chunk.
+ *
+ *   pool.c   the pool and its chunks, picking a chunk for a piece,
+ *            submitting the piece, the chunks' workers, stop and teardown
+ *   fill.c   the fill threads: a large fill or copy-out in parallel slices
+ *   out.c    outs and patches (stream order between a pageable write and
+ *            a later pageable read), and copies with both sides pageable
+ *
+ * Each chunk has a user event, its counter, that the streams' HOST_WAITs
+ * name, and a plain event recorded after the last copy that named it (its
+ * point). One piece of H2D (pageable source) is, on its stream,
+ *
+ *   [HOST_WAIT counter >= v]  COPY chunk -> dst  EVENT_RECORD point
+ *
+ * where the HOST_WAIT is left out when the chunk was free at enqueue and
+ * the caller filled it itself. Otherwise the source is kept in unpinned
+ * memory and the chunk's worker, once the previous point has passed,
+ * fills the chunk and raises the counter to v. One piece of D2H (pageable
+ * destination) is
+ *
+ *   [HOST_WAIT counter >= v1]  COPY src -> chunk  EVENT_RECORD point
+ *   HOST_WAIT counter >= v2
+ *
+ * and the worker, once the point has passed, copies the chunk out and
+ * raises the counter to v2, so that the stream (and whoever synchronizes
+ * on it) goes on only after the bytes are in the destination.
+ *
+ * Counter values are handed out in the order the pieces are queued on the
+ * transport (the pool lock is held across the submit), and each worker
+ * runs its chunk's jobs in that order, so a job only ever waits for work
+ * queued before it: nothing in the pool waits for the caller.
+ *
+ * A piece takes a free chunk and the caller fills it at once. With every
+ * chunk busy, the caller waits (pool lock dropped) for the oldest one's
+ * copy to retire, as long as the stream moves: only a chunk that did not
+ * come free within STAGING_WAIT_MS (the stream is gated, or behind other
+ * work) makes this call's remaining pieces, and the stream's next calls
+ * until that chunk is free, spill into unpinned memory.
+ * Fills and copy-outs of more than FILL_SLICE_MIN * 2 bytes are split into
+ * slices that the fill threads (ACCEL_STAGING_THREADS - 1 of them) copy
+ * in parallel with the thread that asked, which takes slices too.
+ *
+ * Stream order across pageable copies: a D2H piece into pageable memory
+ * (or a pageable-to-pageable copy) is an "out" until its bytes are in the
+ * destination. A pageable source that overlaps an out of the same stream
+ * is read at enqueue but for the overlapping bytes, which are read again
+ * once that out is done (by the chunk's worker before it fills the chunk,
+ * or by the host function of a pageable-to-pageable copy), never by the
+ * caller: nothing waits for the stream, gated or not (libaccel(7)).
+ *
+ * Lock order: pool->lock, then pool->fill_lock, then the transport's and
+ * the cuda backend's own locks (a submit, an event ioctl, pinning a chunk,
+ * all under pool->lock). ctx->lock is never taken with pool->lock held.
+ * Workers hold no lock while they wait or copy.
+ */
+#ifndef LIBACCEL_STAGE_H
+#define LIBACCEL_STAGE_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel_int.h"
+#include "staging.h"
+
+#define STAGING_CHUNKS		4
+#define STAGING_CHUNK_KB	4096
+#define STAGING_MAX_CHUNKS	64
+#define STAGING_THREADS		4
+#define STAGING_MAX_THREADS	16
+#define STAGING_WAIT_MS		10
+#define FILL_SLICE_MIN		(256 << 10)
+
+/* Bytes a pageable source shares with an unfinished out: read them late. */
+struct stage_patch {
+	size_t off, len;
+};
+
+/* A pending write into pageable memory (an "out"). */
+struct stage_out {
+	struct stage_out *next;
+	uint64_t id;
+	uintptr_t start, end;
+	uint32_t kstream;
+};
+
+/* One parallel copy, cut into slices the fill threads take. */
+struct fill_task {
+	struct fill_task *next;
+	char *dst;
+	const char *src;
+	size_t len, slice;
+	unsigned int nslices, taken, done;
+	bool checked, fault;
+};
+
+struct stage_job {
+	struct stage_job *next;
+	uint32_t prev_point;	/* the chunk's last use must pass it, or 0 */
+	void *spill;		/* fill the chunk with these bytes, or NULL */
+	size_t len;
+	uint64_t ready;		/* raise the counter to it once filled, or 0 */
+	uint32_t point;		/* D2H: the copy into the chunk */
+	void *dst;		/* D2H: the pageable destination, or NULL */
+	uint64_t drained;	/* D2H: raise the counter to it once copied out */
+	uint32_t kstream;	/* for the ACCEL_CHECK report */
+	struct stage_out *out;	/* D2H: this job's out, done once drained */
+	const char *src;	/* H2D: the pageable source, for the patches */
+	uint64_t dep;		/* H2D: outs up to this id must be done */
+	struct stage_patch *patch;
+	unsigned int npatch;
+};
+
+struct stage_chunk {
+	struct accel_staging *pool;
+	struct accel_region r;	/* pinned, HOST_ALLOC, not in the table */
+	uint32_t counter;	/* user event */
+	uint64_t assigned;	/* last counter value handed out */
+	uint32_t point;		/* after the last copy naming the chunk, or 0 */
+	uint32_t kstream;	/* the stream of the last piece handed it */
+	struct stage_job *head, *tail;
+	bool running;		/* the worker is in a job */
+	pthread_t thread;
+};
+
+struct accel_staging {
+	struct accel_ctx *ctx;
+	size_t chunk_size;
+	unsigned int max_chunks;
+	uint32_t doorbell;	/* user event, raised once: stop */
+
+	/* Protects everything below. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* a job was queued, or stop */
+	bool stopping;
+	bool joined;		/* stop ran: the workers are gone */
+	bool full;		/* pinning another chunk failed: no more */
+	uint32_t behind_stream;	/* its wait for behind_point timed out */
+	uint32_t behind_point;
+	unsigned int nchunks, next;
+	uint32_t *points;	/* recorded and passed: free for reuse */
+	unsigned int npoints, cap_points;
+	struct stage_out *outs;	/* unfinished writes into pageable memory */
+	uint64_t out_ids;
+	pthread_cond_t out_cond;	/* an out is done, or stop */
+	struct stage_chunk chunks[STAGING_MAX_CHUNKS];
+
+	/* Protects the fill threads' queue, below. */
+	pthread_mutex_t fill_lock;
+	pthread_cond_t fill_cond;	/* a task was queued, or stop */
+	pthread_cond_t fill_done;	/* a task's last slice was copied */
+	struct fill_task *tasks;
+	bool fill_stop;
+	unsigned int nfill;
+	pthread_t fill[STAGING_MAX_THREADS];
+};
+
+/* pool.c */
+unsigned long stage_env_ulong(const char *name, unsigned long def,
+			      unsigned long lo, unsigned long hi);
+
+/* fill.c */
+void stage_fill_start(struct accel_staging *p);
+void stage_fill_stop(struct accel_staging *p);
+void stage_fill_destroy(struct accel_staging *p);
+bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
+		    size_t len, bool checked);
+
+/* out.c */
+struct stage_out *stage_out_add_locked(struct accel_staging *p,
+				       uint32_t kstream, void *dst,
+				       size_t len);
+void stage_out_done_locked(struct accel_staging *p, struct stage_out *o);
+void stage_out_done(struct accel_staging *p, struct stage_out *o);
+int stage_outs_overlap_locked(struct accel_staging *p, uint32_t kstream,
+			      const void *src, size_t len,
+			      struct stage_patch **patch, unsigned int *n,
+			      uint64_t *dep);
+void stage_patch_apply(char *to, const char *src,
+		       const struct stage_patch *patch, unsigned int n);
+bool stage_job_wait_outs(struct accel_staging *p, struct stage_job *job);
+int stage_h2h_copy(struct accel_staging *p, uint32_t kstream, void *dst,
+		   const void *src, size_t bytes);
+
+#endif /* LIBACCEL_STAGE_H */
