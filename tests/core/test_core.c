@@ -374,7 +374,7 @@ TEST(abi_checks)
 	EXPECT_EQ(-EINVAL, asc_check_wait(&w, 2));
 
 	EXPECT_EQ(0, asc_check_info(&info));
-	info.reserved[4] = 1;
+	info.reserved[3] = 1;
 	EXPECT_EQ(-EINVAL, asc_check_info(&info));
 
 	EXPECT_EQ(ASC_GREATEST_PRIORITY, asc_clamp_priority(-100));
