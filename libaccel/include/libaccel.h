@@ -76,7 +76,8 @@ typedef struct accel_event *accel_event_t;
  *
  * Environment: ACCEL_TRANSPORT=kernel|inproc (inproc limits:
  * ACCEL_INPROC_MAX_PINNED_MB, default 4096, ACCEL_INPROC_MAX_DEVICE_MB,
- * default 1024, as the module's), ACCEL_BACKEND=cpu|cuda|auto,
+ * default 1024, as the module's; ACCEL_INPROC_DEVICES, default 1, the
+ * module's devices), ACCEL_BACKEND=cpu|cuda|auto,
  * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
  * (warn when a copy is staged synchronously). See libaccel(7).
  *
