@@ -352,11 +352,10 @@ err_free_page_array:
 	as_mem_free_pages(m, i);
 	kvfree(m->pages);
 err_uncharge:
-	if (host) {
+	if (host)
 		as_mem_uncharge(ctx, m);
-	} else {
+	else
 		as_mem_uncharge_device(ctx, m);
-	}
 err_free_mem:
 	kfree(m);
 	return ret;

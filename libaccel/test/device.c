@@ -68,7 +68,9 @@ static int count(void)
 	CHECK(t_ctx());
 	CHECK_OK(accel_device_get_count(NULL, &n));
 	if (is_cuda()) {
-		CHECK(!is_fake_cuda() || n == 1);	/* the fake has one GPU */
+		/* The fake has FAKE_CUDA_DEVICES GPUs, 1 by default. */
+		CHECK(!is_fake_cuda() || n == (getenv("FAKE_CUDA_DEVICES") ?
+					       atoi(getenv("FAKE_CUDA_DEVICES")) : 1));
 		return T_PASS;
 	}
 	/* The soft devices the transport serves (test/multidev.c asks more). */

@@ -127,6 +127,15 @@ static int set_device(void)
 
 	CHECK(n >= 1);
 	CHECK_OK(accel_context_get_device(NULL, &got));
+	if (!is_cpu()) {
+		/* A context per GPU (cuda_context_per_gpu): no other device. */
+		CHECK_OK(accel_context_set_device(NULL, got));
+		if (n > 1)
+			CHECK_RET(accel_context_set_device(NULL, got ? 0 : 1),
+				  -EOPNOTSUPP);
+		CHECK_RET(accel_context_set_device(NULL, n), -ENODEV);
+		return T_PASS;
+	}
 	CHECK(got == 0);
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s0));
 	CHECK_OK(accel_context_set_device(NULL, n - 1));
@@ -469,7 +478,52 @@ static int memory_per_device(void)
 	return T_PASS;
 }
 
-T_MAIN(T(count), T(create_on_device), T(set_device), T(can_access_peer),
+/*
+ * The cuda backend runs a context on one GPU: the one it was created on
+ * (FAKE_CUDA_DEVICES=2 with the stand-in libcudart, or two real GPUs).
+ */
+static int cuda_context_per_gpu(void)
+{
+	struct accel_device_prop p;
+	unsigned char *h;
+	accel_context *c;
+	accel_stream_t s;
+	int n = ndev(), got = -1, can = -1;
+	void *d;
+
+	if (is_cpu()) {
+		printf("# the cpu backend: see the other tests\n");
+		return T_SKIP;
+	}
+	if (n < 2) {
+		printf("# %d GPU(s): needs two\n", n);
+		return T_SKIP;
+	}
+	CHECK_OK(accel_context_create_on_device(&c, 1, 0));
+	CHECK_OK(accel_context_get_device(c, &got));
+	CHECK(got == 1);
+	CHECK_OK(accel_device_get_properties(c, &p));
+	CHECK(p.device == 1);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_stream_get_device(s, &got));
+	CHECK(got == 1);
+	CHECK_RET(accel_context_set_device(c, 0), -EOPNOTSUPP);
+	CHECK(*accel_last_error_string());
+	CHECK_OK(accel_context_set_device(c, 1));
+	CHECK_OK(accel_device_can_access_peer(c, &can, 1, 0));
+	CHECK(can == 0);
+	CHECK_OK(accel_host_alloc(c, (void **)&h, 8192, 0));
+	CHECK_OK(accel_malloc(c, &d, 8192));
+	t_fill(h, 4096, 12);
+	CHECK_OK(accel_memcpy_h2d_async(s, d, h, 4096));
+	CHECK_OK(accel_memcpy_d2h_async(s, h + 4096, d, 4096));
+	CHECK_OK(accel_stream_synchronize(s, 30 * T_SEC));
+	CHECK(t_check_fill(h + 4096, 4096, 12));
+	CHECK_OK(accel_context_destroy(c));
+	return T_PASS;
+}
+
+T_MAIN(T(count), T(cuda_context_per_gpu), T(create_on_device), T(set_device), T(can_access_peer),
        T(peer_copy), T(peer_both_directions), T(peer_errnos),
        T(event_across_devices), T(wait_over_devices), T(peer_free_queued),
        T(destroy_one_device), T(memory_per_device))
