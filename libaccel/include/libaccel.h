@@ -914,7 +914,9 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
  * Later work on @stream waits until the point @event holds now has retired. A
  * never-recorded @event waits for nothing: a wait issued before another
  * thread's record succeeds and does not wait for that record. @flags must be
- * 0.
+ * 0. @stream and the stream @event was recorded on may run on different
+ * devices of the context (as CUDA allows; AscendCL's aclrtStreamWaitEvent
+ * refuses an event of another device's context).
  *
  * CUDA / AscendCL: cudaStreamWaitEvent, aclrtStreamWaitEvent
  *
