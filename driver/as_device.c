@@ -65,10 +65,8 @@ int as_devices_init(void)
 /**
  * as_devices_fini() - destroy the devices' engines
  *
- * Every context is closed: workers of closed contexts may still be
- * returning, and destroy_workqueue() drains them.
- *
- * Context: module exit, or a failed init.
+ * Context: module exit (every context closed; destroy_workqueue() drains
+ * the workers of closed contexts still returning), or a failed init.
  */
 void as_devices_fini(void)
 {

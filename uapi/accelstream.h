@@ -93,10 +93,7 @@
 #define ACCEL_CAP_EXECUTOR		(1ULL << 7)
 /** @ACCEL_CAP_QUERY: %ACCEL_IOC_QUERY lists contexts, streams and regions. */
 #define ACCEL_CAP_QUERY			(1ULL << 8)
-/**
- * @ACCEL_CAP_DEVICES: several devices: &struct accel_info @devices,
- * %ACCEL_IOC_SET_DEVICE, and (with %ACCEL_CAP_QUERY) %ACCEL_QUERY_DEVICES.
- */
+/** @ACCEL_CAP_DEVICES: accel_info.devices, SET_DEVICE and QUERY_DEVICES. */
 #define ACCEL_CAP_DEVICES		(1ULL << 9)
 
 /**
