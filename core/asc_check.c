@@ -29,8 +29,7 @@ static bool all_zero(const u32 *p, size_t n)
  */
 int asc_check_info(const struct accel_info *in)
 {
-	if (in->flags || in->devices ||
-	    !all_zero(in->reserved, sizeof(in->reserved) / 4))
+	if (in->flags || !all_zero(in->reserved, sizeof(in->reserved) / 4))
 		return -EINVAL;
 	return 0;
 }

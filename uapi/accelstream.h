@@ -117,8 +117,9 @@
  * @max_device_bytes: most device memory one context may allocate; bytes.
  * @page_size: the granule of pinning and of mmap offsets; bytes.
  * @devices: with %ACCEL_CAP_DEVICES: how many devices the driver serves,
- *	numbered 0 to @devices - 1 (cudaGetDeviceCount); at least 1. Must be
- *	zero on input. A driver without the capability writes 0 here: it
+ *	numbered 0 to @devices - 1 (cudaGetDeviceCount); at least 1. An
+ *	output, as the limits are: its input value is ignored. A driver
+ *	without the capability writes 0 here (a reserved field then): it
  *	serves one device.
  * @reserved: must be zero on input; zero on output.
  */

@@ -212,7 +212,7 @@ TEST_F(devices, objects_stay_on_their_device)
 	EXPECT_EQ(before.streams + 1, after.streams);
 	EXPECT_EQ(before.queued + 2, after.queued);
 	EXPECT_EQ(before.device_bytes + 3 * page_size(), after.device_bytes);
-	EXPECT_EQ(before.contexts, after.contexts + 0);
+	EXPECT_EQ(before.contexts, after.contexts);
 	other = dev_info(self->fd, 0);
 	EXPECT_LE(1u, other.contexts);
 
