@@ -11,6 +11,14 @@
  *   engine (the kernel's soft engine or the inproc workers) against
  *   memcpy(3) in as many threads as streams.
  *
+ *   Peer rows (P2P): device 0 to device 1, 1 to 0, and both at once, 4 KiB
+ *   to 1 GiB on 1 and 4 streams: libaccel's accel_memcpy_peer_async on the
+ *   cpu backend's soft devices (ACCEL_INPROC_DEVICES, asked to be 2 here,
+ *   or the module's devices) against memcpy; on a GPU machine with two
+ *   GPUs, raw cudaMemcpyPeerAsync (peer access enabled where
+ *   cudaDeviceCanAccessPeer says so) in the same run. Skipped, with the
+ *   reason printed, with one device.
+ *
  * Each cell moves about BENCH_BYTES (default 512 MiB) in at least
  * BENCH_REPS (default 3) rounds; BENCH_MAX (default 1 GiB) caps the size;
  * BENCH_PINNED_ONLY=1 stops after the pinned and duplex rows.
@@ -303,6 +311,225 @@ static void register_row(accel_context *ctx, int gpu, size_t size)
 	free(b);
 }
 
+/* ---- peer copies ------------------------------------------------------ */
+
+enum pdir { P01, P10, PBOTH, NPDIR };
+static const char *const pdir_name[] = { "P2P 0>1", "P2P 1>0", "P2P both" };
+
+/*
+ * Stream i of @n copies @size bytes per round: from the side of @d (both
+ * at once: even streams 0 to 1, odd ones 1 to 0), its own slice.
+ */
+static void peer_pick(unsigned char *const *dev, enum pdir d, unsigned int i,
+		      size_t size, void **dst, void **src, int *dd, int *sd)
+{
+	int fwd = d == P01 || (d == PBOTH && !(i & 1));
+	size_t off = slice(size, i);
+
+	*sd = fwd ? 0 : 1;
+	*dd = fwd ? 1 : 0;
+	*src = dev[*sd] + off;
+	*dst = dev[*dd] + off;
+}
+
+static double run_accel_peer(accel_stream_t *s, unsigned int n,
+			     unsigned char *const *dev, enum pdir d,
+			     size_t size, unsigned int reps)
+{
+	uint64_t t0 = 0;
+	unsigned int r, i;
+	void *dst, *src;
+	int dd, sd;
+
+	for (r = 0; r <= reps; r++) {
+		if (r == 1)
+			t0 = bench_ns();	/* round 0 warms up */
+		for (i = 0; i < n; i++) {
+			peer_pick(dev, d, i, size, &dst, &src, &dd, &sd);
+			AC(accel_memcpy_peer_async(s[i], dst, dd, src, sd, size));
+		}
+		if (r == 0)
+			for (i = 0; i < n; i++)
+				AC(accel_stream_synchronize(s[i],
+							    ACCEL_TIMEOUT_INFINITE));
+	}
+	for (i = 0; i < n; i++)
+		AC(accel_stream_synchronize(s[i], ACCEL_TIMEOUT_INFINITE));
+	return gbps((size_t)reps * n * size, bench_ns() - t0);
+}
+
+static double run_memcpy_peer(unsigned int n, unsigned char *const *dev,
+			      enum pdir d, size_t size, unsigned int reps)
+{
+	struct cpu_job jobs[MAX_STREAMS];
+	pthread_t th[MAX_STREAMS];
+	uint64_t t0;
+	unsigned int i;
+	int dd, sd;
+
+	for (i = 0; i < n; i++) {
+		void *dst, *src;
+
+		peer_pick(dev, d, i, size, &dst, &src, &dd, &sd);
+		jobs[i] = (struct cpu_job){ dst, src, size, reps };
+	}
+	t0 = bench_ns();
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, cpu_worker, &jobs[i]);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return gbps((size_t)reps * n * size, bench_ns() - t0);
+}
+
+#ifdef HAVE_CUDA
+static double run_cuda_peer(cudaStream_t (*cs)[MAX_STREAMS], unsigned int n,
+			    unsigned char *const *dev, enum pdir d,
+			    size_t size, unsigned int reps)
+{
+	uint64_t t0 = 0;
+	unsigned int r, i;
+	void *dst, *src;
+	int dd, sd;
+
+	for (r = 0; r <= reps; r++) {
+		if (r == 1)
+			t0 = bench_ns();
+		for (i = 0; i < n; i++) {
+			peer_pick(dev, d, i, size, &dst, &src, &dd, &sd);
+			/* On a stream of the source's device. */
+			CU(cudaMemcpyPeerAsync(dst, dd, src, sd, size,
+					       cs[sd][i]));
+		}
+		if (r == 0 || r == reps)
+			for (i = 0; i < n; i++) {
+				CU(cudaStreamSynchronize(cs[0][i]));
+				CU(cudaStreamSynchronize(cs[1][i]));
+			}
+	}
+	return gbps((size_t)reps * n * size, bench_ns() - t0);
+}
+
+/* Two GPUs: buffers and streams on each, peer access where it exists. */
+static int cuda_peer_setup(unsigned char **dev, cudaStream_t (*cs)[MAX_STREAMS],
+			   int *access)
+{
+	int ndev = 0, g, other, can;
+	unsigned int i;
+
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 2) {
+		printf("# P2P raw cudaMemcpyPeerAsync rows skipped: %d GPU(s), need 2\n",
+		       ndev);
+		return -1;
+	}
+	for (g = 0; g < 2; g++) {
+		other = 1 - g;
+		CU(cudaSetDevice(g));
+		CU(cudaMalloc((void **)&dev[g], max_size));
+		for (i = 0; i < MAX_STREAMS; i++)
+			CU(cudaStreamCreateWithFlags(&cs[g][i],
+						     cudaStreamNonBlocking));
+		CU(cudaDeviceCanAccessPeer(&can, g, other));
+		access[g] = can;
+		if (can)
+			CU(cudaDeviceEnablePeerAccess(other, 0));
+	}
+	CU(cudaSetDevice(0));
+	printf("# P2P raw: peer access 0->1 %s, 1->0 %s (else staged by CUDA)\n",
+	       access[0] ? "on" : "off", access[1] ? "on" : "off");
+	return 0;
+}
+#endif
+
+/*
+ * The peer rows. libaccel's column needs two devices in one context: the
+ * cpu backend's soft devices; the cuda backend runs a context on one GPU.
+ */
+static void peer_rows(accel_context *ctx, int gpu, const size_t *sizes,
+		      size_t nsizes)
+{
+	static const unsigned int nstreams[] = { 1, 4 };
+	unsigned char *ldev[2] = { NULL, NULL }, *rdev[2] = { NULL, NULL };
+	accel_stream_t as[MAX_STREAMS];
+	int ndev = 0, have_lib = 0, have_raw = !gpu;
+	const char *saved = base_name;
+	unsigned int i, k, j;
+	enum pdir d;
+#ifdef HAVE_CUDA
+	cudaStream_t cs[2][MAX_STREAMS];
+	int access[2] = { 0, 0 };
+#endif
+
+	AC(accel_device_get_count(ctx, &ndev));
+	if (gpu)
+		printf("# P2P libaccel rows skipped: the cuda backend runs a context on one GPU\n");
+	else if (ndev < 2)
+		printf("# P2P rows skipped: %d soft device(s) (ACCEL_INPROC_DEVICES, or the module's devices parameter), need 2\n",
+		       ndev);
+	else
+		have_lib = 1;
+	if (have_lib) {
+		for (i = 0; i < 2; i++) {
+			AC(accel_context_set_device(ctx, (int)i));
+			AC(accel_malloc(ctx, (void **)&ldev[i], max_size));
+		}
+		/* Half the streams on each device. */
+		for (i = 0; i < MAX_STREAMS; i++) {
+			AC(accel_context_set_device(ctx, (int)(i & 1)));
+			AC(accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0,
+					       &as[i]));
+		}
+		AC(accel_context_set_device(ctx, 0));
+		if (!gpu)
+			for (i = 0; i < 2; i++) {
+				rdev[i] = malloc(max_size);
+				if (!rdev[i])
+					exit(1);
+				memset(rdev[i], (int)i + 5, max_size);
+			}
+	}
+#ifdef HAVE_CUDA
+	if (gpu)
+		have_raw = !cuda_peer_setup(rdev, cs, access);
+#endif
+	if (!have_lib && !have_raw)
+		return;
+	base_name = gpu ? "raw cudaMemcpyPeerAsync" : "memcpy, one thread per stream";
+	for (d = P01; d < NPDIR; d++) {
+		for (k = 0; k < nsizes; k++) {
+			size_t size = sizes[k];
+
+			if (size > max_size)
+				continue;
+			for (j = 0; j < 2; j++) {
+				/* Both directions at once take two streams. */
+				unsigned int n = d == PBOTH && nstreams[j] == 1 ?
+						 2 : nstreams[j];
+				unsigned int reps = reps_for(size * n);
+				double lib = 0, raw = 0;
+
+				if (n > 1 && size > ((size_t)256 << 20))
+					continue;
+				if (have_lib)
+					lib = run_accel_peer(as, n, ldev, d, size,
+							     reps);
+#ifdef HAVE_CUDA
+				if (gpu && have_raw)
+					raw = run_cuda_peer(cs, n, rdev, d, size,
+							    reps);
+#endif
+				if (!gpu)
+					raw = run_memcpy_peer(n, rdev, d, size,
+							      reps);
+				row(pdir_name[d], size, n, lib, raw);
+			}
+		}
+	}
+	base_name = saved;
+	for (i = 0; i < 2; i++)
+		if (!gpu)
+			free(rdev[i]);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 4 << 10, 64 << 10, 1 << 20, 16 << 20,
@@ -320,6 +547,8 @@ int main(int argc, char **argv)
 	cudaStream_t cs[MAX_STREAMS];
 #endif
 
+	/* Two soft devices for the peer rows, unless the caller chose. */
+	setenv("ACCEL_INPROC_DEVICES", "2", 0);
 	bench_csv_open("bandwidth", argc, argv);
 	max_size = env_size("BENCH_MAX", (size_t)1 << 30);
 	reg_max = env_size("BENCH_REG_MAX", (size_t)4 << 30);
@@ -452,6 +681,9 @@ int main(int argc, char **argv)
 					     NULL
 #endif
 					     );
+
+	/* Between two devices' memory, when there are two. */
+	peer_rows(ctx, gpu, sizes, sizeof(sizes) / sizeof(sizes[0]));
 
 	/* Registration: 1 GiB and 4 GiB, up to BENCH_REG_MAX. */
 	base_name = gpu ? "cudaHostRegister" : "mlock";

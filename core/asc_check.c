@@ -9,6 +9,7 @@
 static_assert(sizeof(struct accel_desc) == 64, "descriptor is 64 bytes");
 static_assert(sizeof(struct accel_info) % 8 == 0, "info is 8-byte sized");
 static_assert(sizeof(struct accel_wait_entry) == 16, "wait entry size");
+static_assert(sizeof(struct accel_device_info) == 56, "device info size");
 
 static bool all_zero(const u32 *p, size_t n)
 {
@@ -30,6 +31,52 @@ int asc_check_info(const struct accel_info *in)
 {
 	if (in->flags || !all_zero(in->reserved, sizeof(in->reserved) / 4))
 		return -EINVAL;
+	return 0;
+}
+
+/**
+ * asc_check_set_device() - check an %ACCEL_IOC_SET_DEVICE request
+ * @s: the request.
+ * @devices: how many devices the shell serves.
+ *
+ * Return: 0; -EINVAL for nonzero flags; -ENODEV for a device past the last.
+ */
+int asc_check_set_device(const struct accel_device_select *s, u32 devices)
+{
+	if (s->flags)
+		return -EINVAL;
+	if (s->device >= devices)
+		return -ENODEV;
+	return 0;
+}
+
+/**
+ * asc_devices_param() - check how many devices a shell is asked to serve
+ * @n: the module parameter ``devices``, or ACCEL_INPROC_DEVICES.
+ *
+ * Return: 0 for 1 to %ASC_MAX_DEVICES, else -EINVAL.
+ */
+int asc_devices_param(u32 n)
+{
+	return n >= 1 && n <= ASC_MAX_DEVICES ? 0 : -EINVAL;
+}
+
+/**
+ * asc_device_charge() - account an allocation on one device of a context
+ * @used: the context's bytes on that device; raised by @bytes on success.
+ * @bytes: the allocation's size.
+ * @max: the context's limit on each device.
+ *
+ * Each device keeps its own account: what a context holds on one device
+ * does not count against another.
+ *
+ * Return: 0, or -ENOMEM past @max (nothing changed).
+ */
+int asc_device_charge(u64 *used, u64 bytes, u64 max)
+{
+	if (bytes > max || *used > max - bytes)
+		return -ENOMEM;
+	*used += bytes;
 	return 0;
 }
 

@@ -178,6 +178,9 @@ struct asc_wait_item {
 
 /* ABI checks: cheap, before any lookup or allocation. */
 int asc_check_info(const struct accel_info *in);
+int asc_check_set_device(const struct accel_device_select *s, u32 devices);
+int asc_devices_param(u32 n);
+int asc_device_charge(u64 *used, u64 bytes, u64 max);
 int asc_check_mem_register(const struct accel_mem_register *r);
 int asc_check_mem_alloc(const struct accel_mem_alloc *a);
 int asc_check_mem_release(const struct accel_mem_release *r);
@@ -204,7 +207,7 @@ s32 asc_clamp_priority(s32 prio);
 #define ASC_CAPS	(ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC | \
 			 ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
 			 ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE | \
-			 ACCEL_CAP_EXECUTOR)
+			 ACCEL_CAP_EXECUTOR | ACCEL_CAP_DEVICES)
 void asc_info_fill(struct accel_info *info, u64 caps, u64 max_pinned_bytes,
 		   u64 max_device_bytes, u32 page_size);
 void asc_stream_query_fill(struct accel_stream_query *q, u32 handle,
@@ -343,5 +346,7 @@ void asc_region_info_init(struct accel_region_info *out,
 #define ASC_MAX_WAIT		256
 #define ASC_GREATEST_PRIORITY	(-1)
 #define ASC_LEAST_PRIORITY	0
+/* Most devices a shell serves (module parameter devices, ACCEL_INPROC_DEVICES). */
+#define ASC_MAX_DEVICES		64
 
 #endif /* _ASC_CORE_H */

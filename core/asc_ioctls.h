@@ -7,6 +7,7 @@
  */
 ASC_IOCTL(GET_INFO, get_info)
 ASC_IOCTL(QUERY, query)
+ASC_IOCTL(SET_DEVICE, set_device)
 ASC_IOCTL(MEM_REGISTER, mem_register)
 ASC_IOCTL(MEM_ALLOC, mem_alloc)
 ASC_IOCTL(MEM_RELEASE, mem_release)

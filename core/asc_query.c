@@ -20,6 +20,8 @@ u32 asc_query_entry_size(u32 kind)
 		return sizeof(struct accel_stream_info);
 	case ACCEL_QUERY_REGIONS:
 		return sizeof(struct accel_region_info);
+	case ACCEL_QUERY_DEVICES:
+		return sizeof(struct accel_device_info);
 	}
 	return 0;
 }
@@ -29,7 +31,8 @@ u32 asc_query_entry_size(u32 kind)
  * @q: the request as copied from userspace.
  *
  * Return: 0, or -EINVAL for nonzero flags, an unknown kind, an entry size
- * that is not the kind's, a context id given to %ACCEL_QUERY_CONTEXTS, or
+ * that is not the kind's, a context id given to %ACCEL_QUERY_CONTEXTS or
+ * %ACCEL_QUERY_DEVICES, or
  * a capacity above %ACCEL_QUERY_MAX_ENTRIES.
  */
 int asc_check_query(const struct accel_query *q)
@@ -38,7 +41,8 @@ int asc_check_query(const struct accel_query *q)
 
 	if (q->flags || !size || q->entry_size != size)
 		return -EINVAL;
-	if (q->kind == ACCEL_QUERY_CONTEXTS && q->ctx_id)
+	if ((q->kind == ACCEL_QUERY_CONTEXTS || q->kind == ACCEL_QUERY_DEVICES) &&
+	    q->ctx_id)
 		return -EINVAL;
 	if (q->capacity > ACCEL_QUERY_MAX_ENTRIES)
 		return -EINVAL;

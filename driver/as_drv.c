@@ -35,10 +35,18 @@ module_param(max_device_mb, uint, 0644);
 MODULE_PARM_DESC(max_device_mb,
 		 "Most soft device memory one context may allocate, MiB");
 
-struct workqueue_struct *as_wq;
-struct workqueue_struct *as_wq_hi;
 atomic64_t as_submitted_total;
 atomic64_t as_retired_total;
+
+/**
+ * as_max_device_bytes() - the per-context, per-device memory limit now
+ *
+ * Return: max_device_mb in bytes.
+ */
+u64 as_max_device_bytes(void)
+{
+	return (u64)READ_ONCE(max_device_mb) << 20;
+}
 
 /* Protects as_ctx_list and as_next_ctx_id. */
 DEFINE_MUTEX(as_ctx_list_lock);
@@ -264,6 +272,7 @@ static int as_get_info_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	asc_info_fill(&info, ASC_CAPS | ACCEL_CAP_POLL | ACCEL_CAP_QUERY,
 		      ctx->max_pinned_bytes, ctx->max_device_bytes, PAGE_SIZE);
+	info.devices = as_ndevices;
 
 	if (copy_to_user(arg, &info, sizeof(info)))
 		return -EFAULT;
@@ -282,6 +291,12 @@ static int as_open(struct inode *inode, struct file *file)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
+	ctx->dev_bytes = kcalloc(as_ndevices, sizeof(*ctx->dev_bytes),
+				 GFP_KERNEL_ACCOUNT);
+	if (!ctx->dev_bytes) {
+		kfree(ctx);
+		return -ENOMEM;
+	}
 
 	spin_lock_init(&ctx->lock);
 	xa_init(&ctx->handles);
@@ -290,7 +305,7 @@ static int as_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&ctx->events);
 	init_waitqueue_head(&ctx->wq);
 	ctx->max_pinned_bytes = (u64)READ_ONCE(max_pinned_mb) << 20;
-	ctx->max_device_bytes = (u64)READ_ONCE(max_device_mb) << 20;
+	ctx->max_device_bytes = as_max_device_bytes();
 	ctx->tgid = task_tgid_nr(current);
 	ctx->pid = get_pid(task_tgid(current));
 	ctx->uid = current_euid();
@@ -377,6 +392,7 @@ static int as_release(struct inode *inode, struct file *file)
 	put_pid(ctx->pid);
 	if (ctx->mm)
 		mmdrop(ctx->mm);
+	kfree(ctx->dev_bytes);
 	kfree(ctx);
 	return 0;
 }
@@ -492,14 +508,9 @@ static int __init as_init(void)
 	if (!max_pinned_mb)
 		max_pinned_mb = asc_default_pinned_mb((u64)totalram_pages() <<
 						     PAGE_SHIFT);
-	as_wq = alloc_workqueue("accelstream", WQ_UNBOUND, 0);
-	if (!as_wq)
-		return -ENOMEM;
-	as_wq_hi = alloc_workqueue("accelstream_hi", WQ_UNBOUND | WQ_HIGHPRI, 0);
-	if (!as_wq_hi) {
-		ret = -ENOMEM;
-		goto err_free_wq;
-	}
+	ret = as_devices_init();
+	if (ret)
+		return ret;
 	as_debugfs_init();
 	ret = misc_register(&as_misc);
 	if (ret)
@@ -508,9 +519,7 @@ static int __init as_init(void)
 
 err_debugfs:
 	as_debugfs_fini();
-	destroy_workqueue(as_wq_hi);
-err_free_wq:
-	destroy_workqueue(as_wq);
+	as_devices_fini();
 	return ret;
 }
 
@@ -519,8 +528,7 @@ static void __exit as_exit(void)
 	misc_deregister(&as_misc);
 	as_debugfs_fini();
 	/* Workers of closed contexts may still be returning: drain them. */
-	destroy_workqueue(as_wq_hi);
-	destroy_workqueue(as_wq);
+	as_devices_fini();
 }
 
 module_init(as_init);
@@ -530,4 +538,4 @@ MODULE_DESCRIPTION("accelstream: streams, events and asynchronous copies over pi
 MODULE_AUTHOR("The accelstream authors");
 MODULE_LICENSE("GPL");
 /* Kept equal to VERSION by tests/install/versions.sh (make check). */
-MODULE_VERSION("1.3.0");
+MODULE_VERSION("1.4.0");

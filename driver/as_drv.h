@@ -4,6 +4,8 @@
  *
  * Lock order (the only places that take two locks):
  *   as_ctx_list_lock (mutex, module) -> as_ctx.lock (spinlock, per context)
+ * The devices (&struct as_device) have no lock: their counters are atomic
+ * and their workqueues live from load to unload.
  *   as_ctx.lock -> xarray lock (taken inside xa_erase) -> wait queue lock
  * No sleeping call is made under as_ctx.lock: pinning, unpinning, page
  * allocation, mm accounting and copy_{from,to}_user happen outside it.
@@ -53,6 +55,22 @@ struct as_obj {
 };
 
 /**
+ * struct as_device - one soft device
+ * @index: its number, 0 to as_ndevices - 1.
+ * @wq: its copy engine: the work items of its streams.
+ * @wq_hi: the same for streams of priority below the least.
+ * @device_bytes: its memory allocated, every context added up; bytes.
+ * @retired: descriptors retired on its streams since load.
+ */
+struct as_device {
+	u32 index;
+	struct workqueue_struct *wq;
+	struct workqueue_struct *wq_hi;
+	atomic64_t device_bytes;
+	atomic64_t retired;
+};
+
+/**
  * struct as_ctx - one open file of /dev/accelstream
  * @mm: the opener's mm (mmgrab'd): ioctls from another mm get -EACCES,
  *	and pinned pages show in its pinned_vm.
@@ -78,9 +96,12 @@ struct as_obj {
  * @nregions: live region handles.
  * @queued: descriptors submitted and not yet retired.
  * @pinned_bytes: bytes of host memory pinned for this context.
- * @device_bytes: bytes of device memory allocated.
+ * @device_bytes: bytes of device memory allocated, on all devices.
+ * @dev_bytes: bytes of device memory allocated on each device
+ *	(as_ndevices entries), each against @max_device_bytes.
+ * @device: the current device: new streams and device memory go there.
  * @max_pinned_bytes: the pin limit taken from the module parameter at open.
- * @max_device_bytes: the device memory limit taken at open.
+ * @max_device_bytes: the device memory limit on each device, taken at open.
  * @failed_streams: streams whose timeline failed.
  * @executor: a userspace executor is attached: the soft engine runs
  *	nothing, the executor fetches and completes.
@@ -113,6 +134,8 @@ struct as_ctx {
 	u64 queued;
 	u64 pinned_bytes;
 	u64 device_bytes;
+	u64 *dev_bytes;
+	u32 device;
 	u64 max_pinned_bytes;
 	u64 max_device_bytes;
 	u32 failed_streams;
@@ -145,6 +168,7 @@ enum as_mem_kind {
  * @core: the core's view (size, flags, kind, registered address, in-flight
  *	count, released); @core.kind is an &enum as_mem_kind.
  * @ctx: the owning context.
+ * @dev: %AS_MEM_DEVICE: the device whose memory it is.
  * @first_off: byte offset of region offset 0 in the first of @pages.
  * @pages: the pages backing the region.
  * @npages: number of @pages.
@@ -157,6 +181,7 @@ struct as_mem {
 	struct as_obj obj;
 	struct asc_region core;
 	struct as_ctx *ctx;
+	u32 dev;
 	unsigned long first_off;
 	struct page **pages;
 	unsigned long npages;
@@ -172,6 +197,7 @@ struct as_mem {
  * @tl: its timeline (core).
  * @q: its queue of validated descriptors (core).
  * @ctx: the owning context.
+ * @dev: the device it runs on (its engine), fixed at creation.
  * @work: the soft engine's work item for this stream.
  * @work_active: @work is queued or running, or a submitting thread runs
  *	the queue inline; set and cleared under @ctx->lock. While set that
@@ -188,6 +214,7 @@ struct as_stream {
 	struct asc_timeline tl;
 	struct asc_queue q;
 	struct as_ctx *ctx;
+	u32 dev;
 	struct work_struct work;
 	bool work_active;
 	bool destroyed;
@@ -241,8 +268,14 @@ static inline struct as_event_obj *to_as_event(struct asc_event *ev)
 }
 
 /* as_drv.c */
-extern struct workqueue_struct *as_wq;
-extern struct workqueue_struct *as_wq_hi;
+u64 as_max_device_bytes(void);
+
+/* as_device.c */
+extern struct as_device *as_devices;
+extern u32 as_ndevices;
+int as_devices_init(void);
+void as_devices_fini(void);
+u32 as_query_devices(struct accel_device_info *buf, u32 room);
 extern atomic64_t as_submitted_total;
 extern atomic64_t as_retired_total;
 extern struct mutex as_ctx_list_lock;
@@ -353,6 +386,9 @@ struct as_totals {
 extern const struct attribute_group *as_sysfs_groups[];
 void as_totals(struct as_totals *t);
 int as_query_ioctl(struct as_ctx *self, void __user *arg);
+
+/* as_device.c */
+int as_set_device_ioctl(struct as_ctx *ctx, void __user *arg);
 
 /* as_debugfs.c */
 void as_debugfs_init(void);

@@ -28,7 +28,10 @@ MODULE_PARM_DESC(inline_copy_bytes,
 
 static void as_engine_queue(struct as_stream *s)
 {
-	queue_work(s->priority < ASC_LEAST_PRIORITY ? as_wq_hi : as_wq,
+	struct as_device *d = &as_devices[s->dev];
+
+	/* The engine of the stream's device runs it, peer copies included. */
+	queue_work(s->priority < ASC_LEAST_PRIORITY ? d->wq_hi : d->wq,
 		   &s->work);
 }
 
@@ -136,6 +139,7 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 		ctx->failed_streams++;
 	ctx->queued--;
 	ctx->completions++;
+	atomic64_inc(&as_devices[s->dev].retired);
 	/* Frees a small batch at once, defers a vmalloc'ed one. */
 	as_collect_locked(ctx, &rel, fl);
 	atomic64_inc(&as_retired_total);

@@ -78,6 +78,15 @@ static void as_mem_uncharge(struct as_ctx *ctx, struct as_mem *m)
 	spin_unlock(&ctx->lock);
 }
 
+static void as_mem_uncharge_device(struct as_ctx *ctx, struct as_mem *m)
+{
+	atomic64_sub(m->core.size, &as_devices[m->dev].device_bytes);
+	spin_lock(&ctx->lock);
+	ctx->dev_bytes[m->dev] -= m->core.size;
+	ctx->device_bytes -= m->core.size;
+	spin_unlock(&ctx->lock);
+}
+
 static noinline int as_mem_pin(struct as_mem *m, unsigned long start,
 			       bool write)
 {
@@ -295,13 +304,17 @@ int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
 			goto err_free_mem;
 	} else {
 		spin_lock(&ctx->lock);
-		if (ctx->device_bytes + m->core.size > ctx->max_device_bytes) {
+		/* The current device's memory, on that device's account. */
+		m->dev = ctx->device;
+		ret = asc_device_charge(&ctx->dev_bytes[m->dev], m->core.size,
+					ctx->max_device_bytes);
+		if (ret) {
 			spin_unlock(&ctx->lock);
-			ret = -ENOMEM;
 			goto err_free_mem;
 		}
 		ctx->device_bytes += m->core.size;
 		spin_unlock(&ctx->lock);
+		atomic64_add(m->core.size, &as_devices[m->dev].device_bytes);
 	}
 
 	m->pages = kvmalloc_array(m->npages, sizeof(*m->pages),
@@ -339,13 +352,10 @@ err_free_page_array:
 	as_mem_free_pages(m, i);
 	kvfree(m->pages);
 err_uncharge:
-	if (host) {
+	if (host)
 		as_mem_uncharge(ctx, m);
-	} else {
-		spin_lock(&ctx->lock);
-		ctx->device_bytes -= m->core.size;
-		spin_unlock(&ctx->lock);
-	}
+	else
+		as_mem_uncharge_device(ctx, m);
 err_free_mem:
 	kfree(m);
 	return ret;
@@ -388,9 +398,7 @@ void as_mem_free(struct as_ctx *ctx, struct as_mem *m)
 		break;
 	case AS_MEM_DEVICE:
 		as_mem_free_pages(m, m->npages);
-		spin_lock(&ctx->lock);
-		ctx->device_bytes -= m->core.size;
-		spin_unlock(&ctx->lock);
+		as_mem_uncharge_device(ctx, m);
 		break;
 	case AS_MEM_EXTERNAL:
 		break;

@@ -57,6 +57,7 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto err_free_stream;
 	}
 	ctx->nstreams++;
+	s->dev = ctx->device;
 	list_add_tail(&s->node, &ctx->streams);
 	spin_unlock(&ctx->lock);
 

@@ -69,6 +69,13 @@ static ssize_t abi_version_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(abi_version);
 
+static ssize_t devices_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", as_ndevices);
+}
+static DEVICE_ATTR_RO(devices);
+
 /* One read-only attribute per field of struct as_totals. */
 #define AS_TOTAL_ATTR(field)						\
 static ssize_t field##_show(struct device *dev,				\
@@ -93,6 +100,7 @@ AS_TOTAL_ATTR(retired_total);
 
 static struct attribute *as_attrs[] = {
 	&dev_attr_abi_version.attr,
+	&dev_attr_devices.attr,
 	&dev_attr_contexts.attr,
 	&dev_attr_streams.attr,
 	&dev_attr_events.attr,
@@ -150,6 +158,7 @@ static void as_ctx_info_locked(struct as_ctx *ctx, const struct as_ctx *self,
 	out->events = ctx->nevents;
 	out->regions = ctx->nregions;
 	out->failed_streams = ctx->failed_streams;
+	out->device = ctx->device;
 	out->queued = ctx->queued;
 	out->pinned_bytes = ctx->pinned_bytes;
 	out->device_bytes = ctx->device_bytes;
@@ -245,7 +254,7 @@ static struct as_ctx *as_query_find(struct as_ctx *self, u32 id, bool admin)
 }
 
 /**
- * as_query_ioctl() - %ACCEL_IOC_QUERY: list contexts, streams or regions
+ * as_query_ioctl() - %ACCEL_IOC_QUERY: list contexts, streams, regions or devices
  * @self: the context the ioctl came through.
  * @arg: user pointer to a &struct accel_query.
  *
@@ -275,6 +284,8 @@ int as_query_ioctl(struct as_ctx *self, void __user *arg)
 	mutex_lock(&as_ctx_list_lock);
 	if (q.kind == ACCEL_QUERY_CONTEXTS) {
 		n = as_query_contexts(self, admin, NULL, 0);
+	} else if (q.kind == ACCEL_QUERY_DEVICES) {
+		n = as_query_devices(NULL, 0);
 	} else {
 		ctx = as_query_find(self, q.ctx_id, admin);
 		ret = -ENOENT;
@@ -291,7 +302,9 @@ int as_query_ioctl(struct as_ctx *self, void __user *arg)
 		if (!buf)
 			goto err_unlock;
 		/* Counted again: contexts may have come or gone meanwhile. */
-		if (!ctx) {
+		if (q.kind == ACCEL_QUERY_DEVICES) {
+			n = as_query_devices(buf, room);
+		} else if (!ctx) {
 			n = as_query_contexts(self, admin, buf, room);
 		} else {
 			spin_lock(&ctx->lock);

@@ -171,7 +171,7 @@ void step_abi(struct in *in)
 		CHECK(u.info.abi_version == ACCEL_ABI_VERSION && !u.info.flags);
 		CHECK(u.info.max_submit == ASC_MAX_SUBMIT &&
 		      u.info.queue_depth == ASC_QUEUE_DEPTH);
-		CHECK(!u.info.reserved[0] && !u.info.reserved[4]);
+		CHECK(!u.info.reserved[0] && !u.info.reserved[3]);
 	}
 	{
 		s32 p = (s32)num(in);

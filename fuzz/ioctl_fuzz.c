@@ -155,7 +155,7 @@ enum {
 	C_GET_INFO, C_REGISTER, C_ALLOC, C_RELEASE, C_SCREATE, C_SDESTROY,
 	C_SQUERY, C_SSYNC, C_SUBMIT, C_ECREATE, C_EDESTROY, C_ERECORD,
 	C_EQUERY, C_ELAPSED, C_SIGNAL, C_WAIT, C_EXEC, C_BAD, C_READ, C_MMAP,
-	C_QUERY, C_NR
+	C_QUERY, C_SETDEV, C_NR
 };
 
 static const char *const cname[C_NR] = {
@@ -163,7 +163,7 @@ static const char *const cname[C_NR] = {
 	"STREAM_DESTROY", "STREAM_QUERY", "STREAM_SYNC", "SUBMIT",
 	"EVENT_CREATE", "EVENT_DESTROY", "EVENT_RECORD", "EVENT_QUERY",
 	"EVENT_ELAPSED", "EVENT_SIGNAL", "WAIT", "EXEC_*", "bad-cmd", "read",
-	"mmap", "QUERY",
+	"mmap", "QUERY", "SET_DEVICE",
 };
 
 #define E(x) (1ull << (x))
@@ -194,6 +194,7 @@ static const uint64_t allowed[C_NR] = {
 	[C_MMAP] = E(EINVAL) | E(ENOENT) | E(ENOMEM) | E(EACCES) | E(EPERM) |
 		   E(EBUSY),
 	[C_QUERY] = E(EINVAL) | E(ENOENT) | E(ENOMEM),
+	[C_SETDEV] = E(EINVAL) | E(ENODEV),
 };
 
 static atomic_ullong n_calls, n_ok;
@@ -481,6 +482,24 @@ static void op_get_info(struct slot *s, struct rng *r)
 	}
 }
 
+#ifdef ACCEL_IOC_SET_DEVICE
+/* ACCEL_IOC_SET_DEVICE: later streams and device memory go elsewhere. */
+static void op_set_device(struct slot *s, struct rng *r)
+{
+	struct accel_device_select sel = { 0 };
+
+	sel.device = chance(r, 8) ? (uint32_t)interesting64(r) : below(r, 4);
+	if (chance(r, 32))
+		sel.flags = 1u << below(r, 32);
+	if (chance(r, 64)) {
+		xioctl(C_SETDEV, s->fd, ACCEL_IOC_SET_DEVICE,
+		       (void *)(uintptr_t)interesting64(r));
+		return;
+	}
+	xioctl(C_SETDEV, s->fd, ACCEL_IOC_SET_DEVICE, &sel);
+}
+#endif
+
 #ifdef ACCEL_IOC_QUERY
 /* Context ids seen in answers, to name other files' contexts. */
 static _Atomic uint32_t seen_ctx[8];
@@ -492,16 +511,18 @@ static void op_query(struct slot *s, struct rng *r)
 		0, sizeof(struct accel_ctx_info),
 		sizeof(struct accel_stream_info),
 		sizeof(struct accel_region_info),
+		sizeof(struct accel_device_info),
 	};
 	uint8_t buf[8 * sizeof(struct accel_ctx_info) + 64];
 	struct accel_query q = { 0 };
 	uint32_t written, i, self = 0;
 
-	q.kind = chance(r, 16) ? (uint32_t)interesting64(r) : 1 + below(r, 3);
-	q.entry_size = q.kind >= 1 && q.kind <= 3 ? size[q.kind] : 96;
+	q.kind = chance(r, 16) ? (uint32_t)interesting64(r) : 1 + below(r, 4);
+	q.entry_size = q.kind >= 1 && q.kind <= 4 ? size[q.kind] : 96;
 	if (chance(r, 16))
 		q.entry_size = below(r, 128);
-	if (q.kind != ACCEL_QUERY_CONTEXTS || chance(r, 16))
+	if ((q.kind != ACCEL_QUERY_CONTEXTS && q.kind != ACCEL_QUERY_DEVICES) ||
+	    chance(r, 16))
 		q.ctx_id = chance(r, 4) ? 0 : chance(r, 8) ?
 			   (uint32_t)interesting64(r) :
 			   atomic_load(&seen_ctx[below(r, 8)]);
@@ -540,7 +561,8 @@ static void op_query(struct slot *s, struct rng *r)
 		atomic_store(&seen_ctx[below(r, 8)], c.id);
 		if (c.flags & ACCEL_CTX_SELF)
 			self++;
-		if (c.pad || (c.flags & ~(ACCEL_CTX_SELF | ACCEL_CTX_EXECUTOR)))
+		if (c.device >= 64 ||
+		    (c.flags & ~(ACCEL_CTX_SELF | ACCEL_CTX_EXECUTOR)))
 			self = 99;
 	}
 	if (self > 1 || (written == q.count && self != 1)) {
@@ -1015,6 +1037,9 @@ static void op_bad_cmd(struct slot *s, struct rng *r)
 #ifdef ACCEL_IOC_QUERY
 		ACCEL_IOC_QUERY,
 #endif
+#ifdef ACCEL_IOC_SET_DEVICE
+		ACCEL_IOC_SET_DEVICE,
+#endif
 #ifdef ACCEL_IOC_EXEC_ATTACH
 		ACCEL_IOC_EXEC_ATTACH, ACCEL_IOC_EXEC_DETACH,
 		ACCEL_IOC_EXEC_FETCH, ACCEL_IOC_EXEC_COMPLETE,
@@ -1259,8 +1284,14 @@ static void *worker_main(void *arg)
 			op_new_map(s, r);
 		} else if (op < 40) {
 			op_munmap(s, r);
-		} else if (op < 50) {
+		} else if (op < 45) {
 			op_get_info(s, r);
+		} else if (op < 50) {
+#ifdef ACCEL_IOC_SET_DEVICE
+			op_set_device(s, r);
+#else
+			op_get_info(s, r);
+#endif
 		} else if (op < 60) {
 #ifdef ACCEL_IOC_QUERY
 			op_query(s, r);

@@ -77,6 +77,7 @@ struct accel_region {
 	uint32_t handle;	/* the transport's region handle */
 	unsigned int flags;
 	bool cuda_pinned;	/* cuda backend: cudaHostRegister'ed */
+	int device;		/* DEVICE: the device whose memory it is */
 };
 
 struct accel_hostfn_job;
@@ -124,6 +125,17 @@ struct accel_ctx {
 
 	/* Pageable copies' pinned chunks (staging/), made on first use. */
 	struct accel_staging *staging;
+
+	/*
+	 * The current device (accel_context_set_device()): new streams and
+	 * device allocations go there. The transport has the same current
+	 * device; @dev_lock keeps the two equal between a change and the
+	 * creation that reads it, so that what libaccel records of an
+	 * object's device is the transport's. Lock order: @dev_lock, then
+	 * @lock. Before the backend starts, -1 asks for its default.
+	 */
+	pthread_mutex_t dev_lock;
+	int device;
 };
 
 /* Streams and events of a context, so that destroying it kills them. */
@@ -139,6 +151,7 @@ struct accel_stream_impl {
 	uint32_t kstream;
 	unsigned int flags;
 	int priority;
+	int device;		/* the device it runs on */
 	bool is_default;
 };
 
@@ -311,6 +324,11 @@ void accel_log_lock(void);
 void accel_log_unlock(void);
 void accel_staging_lock(struct accel_ctx *ctx);
 void accel_staging_unlock(struct accel_ctx *ctx);
+
+/* Devices (device.c): the device count of @ctx's backend. */
+int accel_ctx_device_count(struct accel_ctx *ctx, int *count);
+/* Make @device the current one (@ctx->dev_lock held); 0 or -errno. */
+int accel_ctx_set_device_locked(struct accel_ctx *ctx, int device);
 
 /* Environment (context.c). */
 bool accel_env_flag(const char *name);

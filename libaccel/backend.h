@@ -84,6 +84,9 @@ struct accel_backend_device {
  * @device_query: what the context's device is; 0 or -errno.
  * @mem_info: free and total bytes of the context's device memory; 0,
  *	-EOPNOTSUPP when the backend cannot tell, or -errno.
+ * @set_device: make @device (checked against the count) the one new
+ *	streams and device allocations go to; 0, or -errno (-EOPNOTSUPP:
+ *	this backend runs a context on one device only).
  */
 struct accel_backend_ops {
 	const char *name;
@@ -114,6 +117,7 @@ struct accel_backend_ops {
 			    struct accel_backend_device *out);
 	int (*mem_info)(struct accel_ctx *ctx, size_t *free_bytes,
 			size_t *total_bytes);
+	int (*set_device)(struct accel_ctx *ctx, int device);
 };
 
 /* The backends this libaccel was built with. */

@@ -269,6 +269,7 @@ static void fork_prepare(void)
 
 	pthread_mutex_lock(&ctx_list_lock);
 	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
+		pthread_mutex_lock(&ctx->dev_lock);
 		pthread_mutex_lock(&ctx->lock);
 		accel_staging_lock(ctx);
 	}
@@ -289,6 +290,7 @@ static void fork_release(bool child)
 			ctx->forked = true;
 		accel_staging_unlock(ctx);
 		pthread_mutex_unlock(&ctx->lock);
+		pthread_mutex_unlock(&ctx->dev_lock);
 	}
 	pthread_mutex_unlock(&ctx_list_lock);
 }
@@ -322,22 +324,23 @@ static void ctx_release(struct accel_obj *obj)
 	accel_staging_teardown(ctx);
 	ctx->ops->close(ctx->tp);
 	ctx->backend->teardown(ctx);
+	pthread_mutex_destroy(&ctx->dev_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx->regions);
 	free(ctx);
 }
 
-ACCEL_EXPORT
-int accel_context_create(accel_context **out, unsigned int flags)
+/*
+ * A context whose current device is @device, or the backend's default
+ * for -1 (device 0, or ACCEL_CUDA_DEVICE for the cuda backend).
+ */
+static int context_create(accel_context **out, int device)
 {
-	ACCEL_API_ENTER();
 	const struct accel_backend_ops *backend;
 	struct accel_ctx *ctx;
 	bool auto_;
 	int ret;
 
-	if (!out || flags)
-		return -EINVAL;
 	pthread_once(&atfork_once, atfork_init);
 	ret = pick_backend(&backend, &auto_);
 	if (ret)
@@ -346,6 +349,8 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	if (!ctx)
 		return -ENOMEM;
 	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->dev_lock, NULL);
+	ctx->device = device;
 	ctx->page_size = sysconf(_SC_PAGESIZE);
 	ctx_all_link(ctx);
 	ctx->backend = &accel_backend_cpu;
@@ -360,6 +365,17 @@ int accel_context_create(accel_context **out, unsigned int flags)
 	ret = start_backend(ctx, backend, auto_);
 	if (ret)
 		goto err_close;
+	/* The cpu backend starts on device 0; the cuda one on its GPU. */
+	if (ctx->backend == &accel_backend_cpu) {
+		ctx->device = 0;
+		if (device > 0) {
+			pthread_mutex_lock(&ctx->dev_lock);
+			ret = accel_ctx_set_device_locked(ctx, device);
+			pthread_mutex_unlock(&ctx->dev_lock);
+			if (ret)
+				goto err_backend;
+		}
+	}
 	ret = accel_obj_publish(&ctx->obj, ACCEL_OBJ_CONTEXT, ctx_release,
 				&ctx->handle);
 	if (ret)
@@ -384,9 +400,33 @@ err_close:
 	ctx->backend->teardown(ctx);
 err_free:
 	ctx_all_unlink(ctx);
+	pthread_mutex_destroy(&ctx->dev_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 	return ret;
+}
+
+ACCEL_EXPORT
+int accel_context_create(accel_context **out, unsigned int flags)
+{
+	ACCEL_API_ENTER();
+
+	if (!out || flags)
+		return -EINVAL;
+	return context_create(out, -1);
+}
+
+ACCEL_EXPORT
+int accel_context_create_on_device(accel_context **out, int device,
+				   unsigned int flags)
+{
+	ACCEL_API_ENTER();
+
+	if (!out || flags)
+		return -EINVAL;
+	if (device < 0)
+		return -ENODEV;
+	return context_create(out, device);
 }
 
 static int ctx_lookup(accel_context *handle, struct accel_ctx **out)

@@ -328,3 +328,66 @@ out:
 	accel_stream_put(s);
 	return ret;
 }
+
+/*
+ * A peer copy names the devices of both sides, as cudaMemcpyPeerAsync
+ * does: each pointer must be device memory of the stream's context on the
+ * device given. The copy itself is an ordinary D2D copy, which reaches any
+ * device's memory of the context (the engine of the stream's device runs
+ * it).
+ */
+static int peer_side_check(const struct side *s, const void *ptr, int device,
+			   const char *what)
+{
+	if (!is_device(s)) {
+		accel_set_error("the peer copy's %s %p is not device memory of the stream's context (accel_malloc() in that context)",
+				what, ptr);
+		return -EINVAL;
+	}
+	if (s->r.device != device) {
+		accel_set_error("the peer copy's %s %p is memory of device %d, not of device %d",
+				what, ptr, s->r.device, device);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
+			    const void *src, int src_device, size_t bytes)
+{
+	ACCEL_API_ENTER();
+	struct accel_stream_impl *s;
+	struct accel_ctx *ctx;
+	struct side d, sr;
+	int count, ret;
+
+	if (!dst || !src)
+		return -EINVAL;
+	if ((uintptr_t)dst + bytes < (uintptr_t)dst ||
+	    (uintptr_t)src + bytes < (uintptr_t)src)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	ctx = s->child.ctx;
+	ret = accel_ctx_device_count(ctx, &count);
+	if (!ret && (dst_device < 0 || dst_device >= count ||
+		     src_device < 0 || src_device >= count))
+		ret = -ENODEV;
+	if (!ret) {
+		pthread_mutex_lock(&ctx->lock);
+		ret = resolve_locked(ctx, dst, bytes, &d);
+		if (!ret)
+			ret = resolve_locked(ctx, src, bytes, &sr);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	if (!ret)
+		ret = peer_side_check(&d, dst, dst_device, "destination");
+	if (!ret)
+		ret = peer_side_check(&sr, src, src_device, "source");
+	accel_stream_put(s);
+	if (ret)
+		return ret;
+	return accel_memcpy_async(stream, dst, src, bytes, ACCEL_MEMCPY_D2D);
+}

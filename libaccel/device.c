@@ -208,3 +208,121 @@ out:
 	accel_ctx_put(ctx);
 	return ret;
 }
+
+/* ------------------------------------------------------------------ */
+/* Several devices                                                     */
+/* ------------------------------------------------------------------ */
+
+int accel_ctx_device_count(struct accel_ctx *ctx, int *count)
+{
+	struct accel_backend_device dev;
+	int ret;
+
+	memset(&dev, 0, sizeof(dev));
+	ret = ctx->backend->device_query(ctx, &dev);
+	if (!ret)
+		*count = dev.count;
+	return ret;
+}
+
+int accel_ctx_set_device_locked(struct accel_ctx *ctx, int device)
+{
+	int count, ret;
+
+	ret = accel_ctx_device_count(ctx, &count);
+	if (ret)
+		return ret;
+	if (device < 0 || device >= count) {
+		accel_set_error("device %d: the %s backend sees %d device(s)",
+				device, accel_backend_name(ctx), count);
+		return -ENODEV;
+	}
+	ret = ctx->backend->set_device(ctx, device);
+	if (!ret)
+		ctx->device = device;
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_context_set_device(accel_context *handle, int device)
+{
+	ACCEL_API_ENTER();
+	struct accel_ctx *ctx;
+	int ret;
+
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&ctx->dev_lock);
+	ret = accel_ctx_set_device_locked(ctx, device);
+	pthread_mutex_unlock(&ctx->dev_lock);
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_context_get_device(accel_context *handle, int *device)
+{
+	ACCEL_API_ENTER();
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!device)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&ctx->dev_lock);
+	*device = ctx->device;
+	pthread_mutex_unlock(&ctx->dev_lock);
+	accel_ctx_put(ctx);
+	return 0;
+}
+
+ACCEL_EXPORT
+int accel_stream_get_device(accel_stream_t stream, int *device)
+{
+	ACCEL_API_ENTER();
+	struct accel_stream_impl *s;
+	int ret;
+
+	if (!device)
+		return -EINVAL;
+	ret = accel_stream_get(stream, &s);
+	if (ret)
+		return ret;
+	ret = accel_stream_error(s);
+	if (!ret)
+		*device = s->device;
+	accel_stream_put(s);
+	return ret;
+}
+
+/*
+ * Every device of the soft engine reaches every other's memory (the
+ * engine is the CPU); the cuda backend serves one GPU per context, whose
+ * peers it does not drive.
+ */
+ACCEL_EXPORT
+int accel_device_can_access_peer(accel_context *handle, int *can_access,
+				 int device, int peer)
+{
+	ACCEL_API_ENTER();
+	struct accel_ctx *ctx;
+	int count, ret;
+
+	if (!can_access)
+		return -EINVAL;
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = accel_ctx_device_count(ctx, &count);
+	if (!ret && (device < 0 || device >= count || peer < 0 ||
+		     peer >= count))
+		ret = -ENODEV;
+	if (!ret)
+		*can_access = device != peer &&
+			      ctx->backend == &accel_backend_cpu;
+	accel_ctx_put(ctx);
+	return ret;
+}

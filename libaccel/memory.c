@@ -291,7 +291,11 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 		return ret;
 	memset(&r, 0, sizeof(r));
 	r.kind = LA_REGION_DEVICE;
+	/* On the current device: the transport's is ours under dev_lock. */
+	pthread_mutex_lock(&ctx->dev_lock);
+	r.device = ctx->device;
 	ret = ctx->backend->device_alloc(ctx, size, &r);
+	pthread_mutex_unlock(&ctx->dev_lock);
 	if (ret)
 		goto out;
 	ret = region_publish(ctx, &r);

@@ -90,7 +90,11 @@ static int stream_new(struct accel_ctx *ctx, unsigned int flags,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	/* On the current device: the transport's is ours under dev_lock. */
+	pthread_mutex_lock(&ctx->dev_lock);
 	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_CREATE, &sc);
+	s->device = ctx->device;
+	pthread_mutex_unlock(&ctx->dev_lock);
 	if (ret)
 		goto err_free;
 	s->kstream = sc.handle;

@@ -83,7 +83,7 @@ sed "s|^|csv bandwidth-$mode |" /tmp/bw.csv
 EOS
 chmod +x "$P/bin/bench-round.sh"
 {
-	echo "load insmod /payload/modules/accelstream.ko && cat /sys/module/accelstream/parameters/inline_copy_bytes > /tmp/inline.default"
+	echo "load insmod /payload/modules/accelstream.ko devices=2 && cat /sys/module/accelstream/parameters/inline_copy_bytes > /tmp/inline.default"
 	for n in $(seq 1 "$RUNS"); do
 		for mode in before after; do
 			echo "$mode-$n BENCH_ITERS=${BENCH_ITERS:-500} BENCH_MAX=${BENCH_MAX:-268435456} BENCH_BYTES=${BENCH_BYTES:-33554432} BENCH_REG_MAX=${BENCH_MAX:-268435456} bench-round.sh $mode $n"

@@ -184,7 +184,9 @@ vm_payload() {
 	make -C fuzz vm-payload OUT="$p/bin" || return 1
 	make -C tests/fault vm-payload OUT="$p/bin" || return 1
 	{
-		echo "load accelctl load /payload/modules/accelstream.ko"
+		# Three soft devices: every suite runs on several (device 0 by
+		# default), and the multi-device tests have peers to use.
+		echo "load accelctl load /payload/modules/accelstream.ko devices=3"
 		for t in $(sed -n 's/^TEST_GEN_PROGS := //p' selftests/accelstream/Makefile); do
 			echo "ksft-$t $t"
 		done
@@ -214,7 +216,7 @@ vm_payload() {
 		echo "unload accelctl unload"
 		# The fuzzer and the fault tests, under tighter limits so that
 		# random sizes fail with -ENOMEM instead of exhausting the guest.
-		echo "fuzz-load insmod /payload/modules/accelstream.ko max_pinned_mb=64 max_device_mb=64"
+		echo "fuzz-load insmod /payload/modules/accelstream.ko max_pinned_mb=64 max_device_mb=64 devices=2"
 		echo "ioctl_fuzz ioctl_fuzz --seconds ${FUZZ_SECONDS:-20} --seed ${FUZZ_SEED:-20261201} --threads 4"
 		echo "fault_stress fault_stress"
 		echo "fault_inject fault_inject"

@@ -93,6 +93,8 @@
 #define ACCEL_CAP_EXECUTOR		(1ULL << 7)
 /** @ACCEL_CAP_QUERY: %ACCEL_IOC_QUERY lists contexts, streams and regions. */
 #define ACCEL_CAP_QUERY			(1ULL << 8)
+/** @ACCEL_CAP_DEVICES: accel_info.devices, SET_DEVICE and QUERY_DEVICES. */
+#define ACCEL_CAP_DEVICES		(1ULL << 9)
 
 /**
  * struct accel_info - what the driver is and what it can do
@@ -114,6 +116,11 @@
  *	allocations), before RLIMIT_MEMLOCK applies; bytes.
  * @max_device_bytes: most device memory one context may allocate; bytes.
  * @page_size: the granule of pinning and of mmap offsets; bytes.
+ * @devices: with %ACCEL_CAP_DEVICES: how many devices the driver serves,
+ *	numbered 0 to @devices - 1 (cudaGetDeviceCount); at least 1. An
+ *	output, as the limits are: its input value is ignored. A driver
+ *	without the capability writes 0 here (a reserved field then): it
+ *	serves one device.
  * @reserved: must be zero on input; zero on output.
  */
 struct accel_info {
@@ -131,7 +138,8 @@ struct accel_info {
 	__u64 max_pinned_bytes;
 	__u64 max_device_bytes;
 	__u32 page_size;
-	__u32 reserved[5];
+	__u32 devices;
+	__u32 reserved[4];
 };
 
 /* Region flags. */
@@ -692,6 +700,8 @@ struct accel_exec_complete {
 #define ACCEL_QUERY_STREAMS		2
 /** @ACCEL_QUERY_REGIONS: &struct accel_region_info, one per region of @ctx_id. */
 #define ACCEL_QUERY_REGIONS		3
+/** @ACCEL_QUERY_DEVICES: &struct accel_device_info, one per device (%ACCEL_CAP_DEVICES). */
+#define ACCEL_QUERY_DEVICES		4
 
 /** @ACCEL_QUERY_MAX_ENTRIES: the largest @capacity of a query. */
 #define ACCEL_QUERY_MAX_ENTRIES		65536
@@ -702,11 +712,12 @@ struct accel_exec_complete {
  * @flags: must be zero.
  * @ctx_id: in: %ACCEL_QUERY_STREAMS, %ACCEL_QUERY_REGIONS: the context's
  *	@id (&struct accel_ctx_info), or 0 for the caller's own context;
- *	%ACCEL_QUERY_CONTEXTS: must be zero.
+ *	%ACCEL_QUERY_CONTEXTS, %ACCEL_QUERY_DEVICES: must be zero.
  * @entry_size: in: the size in bytes of one entry of @kind as the caller
  *	was built with: sizeof(struct accel_ctx_info) (96),
- *	sizeof(struct accel_stream_info) (40) or
- *	sizeof(struct accel_region_info) (32).
+ *	sizeof(struct accel_stream_info) (40),
+ *	sizeof(struct accel_region_info) (32) or
+ *	sizeof(struct accel_device_info) (56).
  * @capacity: in: entries the buffer at @entries holds, 0 to
  *	%ACCEL_QUERY_MAX_ENTRIES.
  * @count: out: entries that exist (visible contexts, streams or regions);
@@ -716,7 +727,8 @@ struct accel_exec_complete {
  *	may be 0 when @capacity is 0.
  *
  * Errors: ``-EINVAL`` nonzero @flags, unknown @kind, @entry_size not the
- * size of @kind's entry, nonzero @ctx_id with %ACCEL_QUERY_CONTEXTS, or
+ * size of @kind's entry, nonzero @ctx_id with %ACCEL_QUERY_CONTEXTS or
+ * %ACCEL_QUERY_DEVICES, or
  * @capacity above %ACCEL_QUERY_MAX_ENTRIES; ``-ENOENT`` no visible context
  * @ctx_id; ``-EFAULT`` the structure or @entries is not writable;
  * ``-ENOMEM``; ``-EACCES`` the file was opened by another process.
@@ -754,13 +766,16 @@ struct accel_query {
  * @events: live event handles.
  * @regions: live region handles.
  * @failed_streams: streams in the sticky error state.
- * @pad: zero.
+ * @device: the context's current device (%ACCEL_IOC_SET_DEVICE); 0 for a
+ *	driver without %ACCEL_CAP_DEVICES.
  * @queued: descriptors submitted and not yet retired.
  * @pinned_bytes: host memory pinned for the context; bytes.
- * @device_bytes: device memory allocated by the context; bytes.
+ * @device_bytes: device memory allocated by the context, on all devices;
+ *	bytes.
  * @max_pinned_bytes: the context's pin limit, taken from the module
  *	parameter when the file was opened; bytes.
- * @max_device_bytes: the context's device memory limit; bytes.
+ * @max_device_bytes: the context's device memory limit, on each device
+ *	separately; bytes.
  * @comm: the opener's command name when it opened the file, NUL-padded
  *	(as /proc/PID/comm, any bytes but NUL: not necessarily UTF-8).
  */
@@ -774,7 +789,7 @@ struct accel_ctx_info {
 	__u32 events;
 	__u32 regions;
 	__u32 failed_streams;
-	__u32 pad;
+	__u32 device;
 	__u64 queued;
 	__u64 pinned_bytes;
 	__u64 device_bytes;
@@ -832,11 +847,89 @@ struct accel_region_info {
 	__u64 inflight;
 };
 
+/**
+ * struct accel_device_info - one device, an entry of %ACCEL_QUERY_DEVICES
+ * @index: the device's number, 0 to &struct accel_info @devices - 1.
+ * @flags: zero.
+ * @contexts: open contexts whose current device this is.
+ * @streams: streams that run on this device, draining ones included.
+ * @queued: descriptors queued on those streams and not yet retired.
+ * @device_bytes: this device's memory allocated, by every context; bytes.
+ * @pinned_bytes: host memory pinned by the contexts whose current device
+ *	this is; bytes.
+ * @max_device_bytes: the most of this device's memory one context may
+ *	allocate; bytes.
+ * @retired: descriptors retired on this device's streams since load.
+ *
+ * The numbers add up every context, visible to the caller or not (as the
+ * module totals in sysfs do); nothing names a context.
+ */
+struct accel_device_info {
+	__u32 index;
+	__u32 flags;
+	__u32 contexts;
+	__u32 streams;
+	__u64 queued;
+	__u64 device_bytes;
+	__u64 pinned_bytes;
+	__u64 max_device_bytes;
+	__u64 retired;
+};
+
+/**
+ * DOC: devices
+ *
+ * A driver with %ACCEL_CAP_DEVICES serves &struct accel_info @devices
+ * devices, each with its own memory (its own accounting against
+ * @max_device_bytes) and its own copy engine. A context is not tied to
+ * one device: it has a *current device* (0 when opened), set with
+ * %ACCEL_IOC_SET_DEVICE, and every stream and every %ACCEL_MEM_DEVICE
+ * allocation is made on the context's current device at the time it is
+ * created, and stays there (cudaSetDevice, then cudaStreamCreate and
+ * cudaMalloc). Host memory (registered or allocated) belongs to no device.
+ *
+ * One context therefore holds streams and memory on several devices, in
+ * one handle namespace, the way a CUDA process with peer access enabled
+ * addresses every device's memory. So:
+ *
+ * - A COPY between regions of two devices (a *peer copy*,
+ *   cudaMemcpyPeerAsync) is an ordinary %ACCEL_OP_COPY, queued on a stream
+ *   of either device, or of a third; the engine of the stream's device
+ *   runs it. Both regions are referenced by the queued descriptor, with
+ *   the lifetime rules of any copy: neither can be freed underneath it
+ *   (``-EBUSY``, or a deferred release that waits for it).
+ * - A stream of one device may wait on an event recorded on a stream of
+ *   another (%ACCEL_OP_STREAM_WAIT; cudaStreamWaitEvent allows it,
+ *   AscendCL's aclrtStreamWaitEvent does not); host waits
+ *   (%ACCEL_IOC_WAIT) may name events of streams of several devices.
+ *
+ * Closing a context tears down its streams and memory on every device;
+ * other contexts, on the same devices or others, run on.
+ */
+
+/**
+ * struct accel_device_select - set the context's current device
+ * @device: in: the device, 0 to &struct accel_info @devices - 1.
+ * @flags: must be zero.
+ *
+ * Streams and device allocations made afterwards are made on @device;
+ * those made before stay where they are. Any time, any number of times
+ * (cudaSetDevice; aclrtCreateContext(&ctx, deviceId) is open, then this).
+ *
+ * Errors: ``-ENODEV`` no such device (cudaErrorInvalidDevice);
+ * ``-EINVAL`` nonzero @flags.
+ */
+struct accel_device_select {
+	__u32 device;
+	__u32 flags;
+};
+
 #define ACCEL_IOC_MAGIC			0xB7
 
 /* Device-level commands. */
 #define ACCEL_IOC_GET_INFO	_IOWR(ACCEL_IOC_MAGIC, 0x00, struct accel_info)
 #define ACCEL_IOC_QUERY		_IOWR(ACCEL_IOC_MAGIC, 0x01, struct accel_query)
+#define ACCEL_IOC_SET_DEVICE	_IOW(ACCEL_IOC_MAGIC, 0x02, struct accel_device_select)
 
 /* Memory. */
 #define ACCEL_IOC_MEM_REGISTER	_IOWR(ACCEL_IOC_MAGIC, 0x10, struct accel_mem_register)

@@ -114,8 +114,20 @@ static int cpu_device_query(struct accel_ctx *ctx,
 	snprintf(out->name, sizeof(out->name), "accelstream soft engine (%s)",
 		 ctx->ops->name);
 	out->total_mem = ctx->info.max_device_bytes;
-	out->count = 1;
+	/* A driver without ACCEL_CAP_DEVICES serves one device. */
+	out->count = ctx->info.devices ? (int)ctx->info.devices : 1;
+	out->device = ctx->device;
 	return 0;
+}
+
+/* The transport's current device follows ours (ACCEL_IOC_SET_DEVICE). */
+static int cpu_set_device(struct accel_ctx *ctx, int device)
+{
+	struct accel_device_select sel = { .device = (uint32_t)device };
+
+	if (!(ctx->info.caps & ACCEL_CAP_DEVICES))
+		return device == 0 ? 0 : -ENODEV;
+	return accel_ioctl(ctx, ACCEL_IOC_SET_DEVICE, &sel);
 }
 
 /* The ABI reports the device memory limit, not how much is in use. */
@@ -149,4 +161,5 @@ const struct accel_backend_ops accel_backend_cpu = {
 	.trace_wait = cpu_nop,
 	.device_query = cpu_device_query,
 	.mem_info = cpu_mem_info,
+	.set_device = cpu_set_device,
 };

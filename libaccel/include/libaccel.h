@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define LIBACCEL_VERSION_MAJOR	1
-#define LIBACCEL_VERSION_MINOR	3
+#define LIBACCEL_VERSION_MINOR	4
 
 /* ------------------------------------------------------------------ */
 /* Handles and constants                                              */
@@ -76,7 +76,8 @@ typedef struct accel_event *accel_event_t;
  *
  * Environment: ACCEL_TRANSPORT=kernel|inproc (inproc limits:
  * ACCEL_INPROC_MAX_PINNED_MB, default 4096, ACCEL_INPROC_MAX_DEVICE_MB,
- * default 1024, as the module's), ACCEL_BACKEND=cpu|cuda|auto,
+ * default 1024, as the module's; ACCEL_INPROC_DEVICES, default 1, the
+ * module's devices), ACCEL_BACKEND=cpu|cuda|auto,
  * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
  * (warn when a copy is staged synchronously). See libaccel(7).
  *
@@ -915,7 +916,9 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
  * Later work on @stream waits until the point @event holds now has retired. A
  * never-recorded @event waits for nothing: a wait issued before another
  * thread's record succeeds and does not wait for that record. @flags must be
- * 0.
+ * 0. @stream and the stream @event was recorded on may run on different
+ * devices of the context (as CUDA allows; AscendCL's aclrtStreamWaitEvent
+ * refuses an event of another device's context).
  *
  * CUDA / AscendCL: cudaStreamWaitEvent, aclrtStreamWaitEvent
  *
@@ -1332,6 +1335,187 @@ typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
 int accel_stream_add_callback(accel_stream_t stream,
 			      accel_stream_callback_t fn, void *arg,
 			      unsigned int flags);
+
+
+/* ------------------------------------------------------------------ */
+/* Several devices                                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * DOC: Several devices
+ *
+ * A context has a current device (0 unless it was created with
+ * accel_context_create_on_device()): streams and device allocations made
+ * in the context go to the current device of the time and stay there,
+ * as cudaSetDevice() makes CUDA's. One context may therefore hold streams
+ * and memory of several devices, which is CUDA's model with peer access:
+ * a copy between two devices' memory (accel_memcpy_peer_async(), or
+ * accel_memcpy_async() with two device pointers) may be queued on a stream
+ * of either device, and a stream of one device may wait on an event
+ * recorded on another (accel_stream_wait_event(); CUDA allows it,
+ * AscendCL's aclrtStreamWaitEvent() does not). Unlike CUDA's, the current
+ * device belongs to the context, not to the thread: threads sharing a
+ * context share it.
+ *
+ * The cpu backend serves the transport's devices: the module's
+ * ``devices`` parameter, or ACCEL_INPROC_DEVICES (default 1) with the
+ * inproc transport. The cuda backend runs a context on one GPU (the one
+ * it was created on); a context per GPU serves several.
+ */
+
+/**
+ * accel_context_create_on_device() - create a context on a device
+ * @ctx: where the new context is stored
+ * @device: the device, 0 to accel_device_get_count() - 1
+ * @flags: must be 0
+ *
+ * accel_context_create(), with @device as the context's current device
+ * (the cuda backend runs the context on GPU @device instead of
+ * ACCEL_CUDA_DEVICE).
+ *
+ * CUDA / AscendCL: cudaSetDevice + the primary context, cuCtxCreate(&ctx,
+ * flags, dev), aclrtCreateContext(&ctx, deviceId)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ctx is NULL, @flags is not 0, or ACCEL_TRANSPORT /
+ *   ACCEL_BACKEND names no known value
+ * * %-ENODEV - @device is negative or past the last device, or the errors
+ *   of accel_context_create(3): no transport, or the cuda backend cannot
+ *   start
+ * * %-ENOENT - ACCEL_TRANSPORT=kernel and /dev/accelstream does not exist
+ * * %-EPROTO - the driver's ABI version differs from the library's
+ * * %-ENOMEM - out of memory
+ */
+int accel_context_create_on_device(accel_context **ctx, int device,
+				   unsigned int flags);
+
+/**
+ * accel_context_set_device() - set a context's current device
+ * @ctx: the context, NULL for the current one
+ * @device: the device, 0 to accel_device_get_count() - 1
+ *
+ * Streams and device allocations made in @ctx from now on go to @device;
+ * those made before stay where they are. The current device is the
+ * context's, shared by its threads (CUDA's is per thread).
+ *
+ * CUDA / AscendCL: cudaSetDevice, aclrtSetDevice
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-ENODEV - @device is negative or past the last device; or @ctx is
+ *   NULL and no context is alive
+ * * %-EOPNOTSUPP - the cuda backend, and @device is not the GPU the
+ *   context runs on (create a context on that device)
+ * * %-ENOENT - @ctx is not a live context
+ * * %-EINVAL - @ctx is a handle of another type
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_context_set_device(accel_context *ctx, int device);
+
+/**
+ * accel_context_get_device() - a context's current device
+ * @ctx: the context, NULL for the current one
+ * @device: where the device's ordinal is stored
+ *
+ * CUDA / AscendCL: cudaGetDevice, aclrtGetDevice
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @device is NULL, or @ctx is a handle of another type
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_context_get_device(accel_context *ctx, int *device);
+
+/**
+ * accel_stream_get_device() - the device a stream runs on
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @device: where the device's ordinal is stored
+ *
+ * The context's current device when @stream was created.
+ *
+ * CUDA / AscendCL: cudaStreamGetDevice; none in AscendCL (a stream is of
+ * its context's device)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @device is NULL, or not a stream handle
+ * * %-ENOENT - @stream is stale or unknown
+ * * %-EIO - the @stream failed (sticky)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_stream_get_device(accel_stream_t stream, int *device);
+
+/**
+ * accel_device_can_access_peer() - can one device reach another's memory?
+ * @ctx: the context, NULL for the current one
+ * @can_access: where 1 (yes) or 0 (no) is stored
+ * @device: the device that would access
+ * @peer: the device whose memory it would access
+ *
+ * Stores 1 when copies run by @device reach @peer's memory directly: with
+ * the cpu backend for any two distinct devices. 0 for @device equal to
+ * @peer (as CUDA answers), and with the cuda backend, whose context runs on
+ * one GPU. A peer copy works either way: accel_memcpy_peer_async(3).
+ *
+ * CUDA / AscendCL: cudaDeviceCanAccessPeer, aclrtDeviceCanAccessPeer
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @can_access is NULL, or @ctx is a handle of another type
+ * * %-ENODEV - @device or @peer is negative or past the last device; or
+ *   @ctx is NULL and no context is alive
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_device_can_access_peer(accel_context *ctx, int *can_access,
+				 int device, int peer);
+
+/**
+ * accel_memcpy_peer_async() - queue a copy between two devices' memory
+ * @stream: the stream, of either device (or another), or
+ *   %ACCEL_STREAM_DEFAULT
+ * @dst: destination, device memory of @dst_device
+ * @dst_device: the device of @dst
+ * @src: source, device memory of @src_device
+ * @src_device: the device of @src
+ * @bytes: bytes to copy
+ *
+ * Queues a copy of @bytes bytes from @src on @src_device to @dst on
+ * @dst_device (the two may be one device) on @stream, which may be a
+ * stream of any device of the context: the engine of @stream's device runs
+ * it, in @stream's order. Both allocations follow the lifetime rules of any
+ * copy: accel_free(3) of either while the copy is queued releases it only
+ * after the copy retired. Both pointers must be accel_malloc() memory of
+ * @stream's context.
+ *
+ * CUDA / AscendCL: cudaMemcpyPeerAsync; aclrtMemcpyAsync with
+ * ACL_MEMCPY_DEVICE_TO_DEVICE after aclrtDeviceEnablePeerAccess
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dst or @src is NULL, a range wraps or runs past its
+ *   allocation, a pointer is not device memory of @stream's context, or
+ *   its device is not the one given (accel_last_error_string(3) says
+ *   which), or not a stream handle
+ * * %-ENODEV - @dst_device or @src_device is negative or past the last
+ *   device; or ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ * * %-ENOENT - @stream is stale or unknown, or an allocation was freed
+ *   concurrently
+ * * %-ENOMEM - out of memory
+ * * %-EACCES - the context was created by another process
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
+			    const void *src, int src_device, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -42,13 +42,39 @@ static uint64_t env_mb(const char *name, uint64_t def)
 	return def << 20;
 }
 
+/* ACCEL_INPROC_DEVICES, or the module's devices parameter; 1 unset. */
+static int soft_devices(void)
+{
+	const char *tp = "", *v = getenv("ACCEL_INPROC_DEVICES");
+	FILE *f;
+	int n = 1;
+
+	accel_context_get_transport(NULL, &tp);
+	if (!strcmp(tp, "inproc"))
+		return v && *v ? atoi(v) : 1;
+	f = fopen("/sys/module/accelstream/parameters/devices", "re");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
 static int count(void)
 {
 	int n = -1;
 
 	CHECK(t_ctx());
 	CHECK_OK(accel_device_get_count(NULL, &n));
-	CHECK(n == 1);		/* one soft device; the fake has one GPU */
+	if (is_cuda()) {
+		/* The fake has FAKE_CUDA_DEVICES GPUs, 1 by default. */
+		CHECK(!is_fake_cuda() || n == (getenv("FAKE_CUDA_DEVICES") ?
+					       atoi(getenv("FAKE_CUDA_DEVICES")) : 1));
+		return T_PASS;
+	}
+	/* The soft devices the transport serves (test/multidev.c asks more). */
+	CHECK(n == soft_devices());
 	return T_PASS;
 }
 

@@ -21,7 +21,12 @@
 		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
 		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL | \
 		    ACCEL_CAP_DEFERRED_RELEASE | CAP_EXECUTOR | \
-		    CAP_QUERY)
+		    CAP_QUERY | ACCEL_CAP_DEVICES)
+
+/* The most devices a driver serves (the core's ASC_MAX_DEVICES). */
+#define ASC_MAX_DEVICES_SEEN	64u
+
+#define NRESERVED	(int)(sizeof(((struct accel_info *)0)->reserved) / 4)
 
 /* A module parameter in MiB, as bytes; -1 when it cannot be read. */
 static long long param_bytes(const char *name)
@@ -59,8 +64,11 @@ TEST_F(info, fields)
 	EXPECT_EQ(0ULL, info.caps & ~KNOWN_CAPS);
 	EXPECT_NE(0ULL, info.caps & ACCEL_CAP_SOFT_ENGINE);
 	EXPECT_EQ((uint32_t)page_size(), info.page_size);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < NRESERVED; i++)
 		EXPECT_EQ(0u, info.reserved[i]);
+	EXPECT_NE(0ULL, info.caps & ACCEL_CAP_DEVICES);
+	EXPECT_LE(1u, info.devices);
+	EXPECT_NE(0xccccccccu, info.devices);
 
 	EXPECT_NE(0u, info.max_streams);
 	EXPECT_NE(0xccccccccu, info.max_streams);
@@ -139,7 +147,7 @@ TEST_F(info, reserved_nonzero)
 	struct accel_info info;
 	int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < NRESERVED; i++) {
 		memset(&info, 0, sizeof(info));
 		info.reserved[i] = 1;
 		EXPECT_EQ(-1, ioctl(self->fd, ACCEL_IOC_GET_INFO, &info));
@@ -147,6 +155,11 @@ TEST_F(info, reserved_nonzero)
 			TH_LOG("reserved[%d] = 1 accepted", i);
 		}
 	}
+	/* @devices is an output, like the limits: its input is ignored. */
+	memset(&info, 0, sizeof(info));
+	info.devices = 0xccccccccu;
+	EXPECT_EQ(0, ioctl(self->fd, ACCEL_IOC_GET_INFO, &info));
+	EXPECT_GE(ASC_MAX_DEVICES_SEEN, info.devices);
 }
 
 TEST_F(info, bad_pointer)

@@ -161,7 +161,7 @@ TEST_F(query, own_context)
 	EXPECT_EQ(1u, me->events);
 	EXPECT_EQ(1u, me->regions);
 	EXPECT_EQ(0u, me->failed_streams);
-	EXPECT_EQ(0u, me->pad);
+	EXPECT_EQ(0u, me->device);	/* opened on device 0 */
 	EXPECT_EQ(0ULL, me->queued);
 	EXPECT_EQ((uint64_t)size, me->pinned_bytes);
 	EXPECT_EQ(0ULL, me->device_bytes);

@@ -374,7 +374,7 @@ TEST(abi_checks)
 	EXPECT_EQ(-EINVAL, asc_check_wait(&w, 2));
 
 	EXPECT_EQ(0, asc_check_info(&info));
-	info.reserved[4] = 1;
+	info.reserved[3] = 1;
 	EXPECT_EQ(-EINVAL, asc_check_info(&info));
 
 	EXPECT_EQ(ASC_GREATEST_PRIORITY, asc_clamp_priority(-100));
@@ -524,6 +524,42 @@ TEST(default_pinned_limit)
 	EXPECT_EQ(491U, asc_default_pinned_mb(2014152ULL << 10));
 	EXPECT_EQ(6144U, asc_default_pinned_mb(24ULL << 30));
 	EXPECT_EQ(0xffffffffU, asc_default_pinned_mb(~0ULL));
+}
+
+TEST(devices)
+{
+	struct accel_device_select sel = { .device = 2 };
+	struct accel_query q = {
+		.kind = ACCEL_QUERY_DEVICES,
+		.entry_size = sizeof(struct accel_device_info),
+	};
+	u64 used = 0;
+
+	EXPECT_EQ(0, asc_check_set_device(&sel, 3));
+	EXPECT_EQ(-ENODEV, asc_check_set_device(&sel, 2));
+	sel.device = UINT32_MAX;
+	EXPECT_EQ(-ENODEV, asc_check_set_device(&sel, ASC_MAX_DEVICES));
+	sel.device = 0;
+	sel.flags = 1;
+	EXPECT_EQ(-EINVAL, asc_check_set_device(&sel, 3));
+
+	EXPECT_EQ(-EINVAL, asc_devices_param(0));
+	EXPECT_EQ(0, asc_devices_param(1));
+	EXPECT_EQ(0, asc_devices_param(ASC_MAX_DEVICES));
+	EXPECT_EQ(-EINVAL, asc_devices_param(ASC_MAX_DEVICES + 1));
+
+	/* Each device's account: up to the limit, never past, never wrapping. */
+	EXPECT_EQ(0, asc_device_charge(&used, 4096, 8192));
+	EXPECT_EQ(0, asc_device_charge(&used, 4096, 8192));
+	EXPECT_EQ(-ENOMEM, asc_device_charge(&used, 1, 8192));
+	EXPECT_EQ(8192u, used);
+	EXPECT_EQ(-ENOMEM, asc_device_charge(&used, UINT64_MAX, UINT64_MAX));
+	EXPECT_EQ(8192u, used);
+
+	EXPECT_EQ(56u, asc_query_entry_size(ACCEL_QUERY_DEVICES));
+	EXPECT_EQ(0, asc_check_query(&q));
+	q.ctx_id = 1;
+	EXPECT_EQ(-EINVAL, asc_check_query(&q));
 }
 
 TEST_HARNESS_MAIN

@@ -160,6 +160,27 @@ static int op_alloc_dev(struct env *e)
 	return as_alloc(e->fd, 16 * PG, ACCEL_MEM_DEVICE, &e->made, NULL);
 }
 
+/* Device memory on the last device (its own account), when there are two. */
+static int op_alloc_dev_peer(struct env *e)
+{
+	struct accel_info info;
+	struct accel_device_select sel = { 0 };
+	int r;
+
+	memset(&info, 0, sizeof(info));
+	r = as_ioctl(e->fd, ACCEL_IOC_GET_INFO, &info);
+	if (r)
+		return r;
+	if (info.devices > 1)
+		sel.device = info.devices - 1;
+	r = as_ioctl(e->fd, ACCEL_IOC_SET_DEVICE, &sel);
+	if (!r)
+		r = as_alloc(e->fd, 16 * PG, ACCEL_MEM_DEVICE, &e->made, NULL);
+	sel.device = 0;
+	as_ioctl(e->fd, ACCEL_IOC_SET_DEVICE, &sel);
+	return r;
+}
+
 static int op_stream(struct env *e)
 {
 	return as_stream(e->fd, &e->made);
@@ -237,6 +258,9 @@ static void undo(struct env *e, int which)
 	case 8: case 9:
 		as_sync(e->fd, e->stream, 0, deadline_ms(5000));
 		break;
+	case 12:
+		as_release_mem(e->fd, e->made, 0);
+		break;
 	case 11:
 		/* munmap itself allocates: retry once the faults are off */
 		while (munmap(e->map, 16 * PG)) {
@@ -272,6 +296,7 @@ static const struct {
 	{ "event_record", op_record, false },
 	{ "wait", op_wait, false },
 	{ "mmap_host", op_mmap, false },
+	{ "mem_alloc_device_peer", op_alloc_dev_peer, true },
 };
 #define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
 

@@ -26,6 +26,7 @@ static const struct accelctl_cmd *const commands[] = {
 	&accelctl_cmd_status,
 	&accelctl_cmd_ps,
 	&accelctl_cmd_stats,
+	&accelctl_cmd_devices,
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -99,6 +99,7 @@ extern const struct accelctl_cmd accelctl_cmd_unload;
 extern const struct accelctl_cmd accelctl_cmd_status;
 extern const struct accelctl_cmd accelctl_cmd_ps;
 extern const struct accelctl_cmd accelctl_cmd_stats;
+extern const struct accelctl_cmd accelctl_cmd_devices;
 
 /* Which options a subcommand takes besides -J/--json and -h/--help. */
 #define ACCELCTL_OPT_TABLE	(1U << 0)	/* -o, -n, -r, -b */
@@ -299,6 +300,31 @@ int accelctl_debugfs_regions(const struct accelctl_roots *roots, uint64_t ctx,
  */
 int accelctl_list_contexts(const struct accelctl *actl,
 			   struct accelctl_context **out, size_t *n);
+
+/**
+ * struct accelctl_device - one device (struct accel_device_info)
+ * @index: its number.
+ * @contexts: contexts whose current device it is.
+ * @streams: streams that run on it.
+ * @queued: descriptors queued on them.
+ * @pinned_bytes: host bytes its contexts pin.
+ * @device_bytes: its memory allocated.
+ * @max_device_bytes: the per-context limit on it.
+ * @retired: descriptors retired on it since load.
+ */
+struct accelctl_device {
+	uint64_t index;
+	uint64_t contexts;
+	uint64_t streams;
+	uint64_t queued;
+	uint64_t pinned_bytes;
+	uint64_t device_bytes;
+	uint64_t max_device_bytes;
+	uint64_t retired;
+};
+
+int accelctl_list_devices(const struct accelctl *actl,
+			  struct accelctl_device **out, size_t *n);
 int accelctl_list_streams(const struct accelctl *actl, uint64_t ctx,
 			  struct accelctl_stream **out, size_t *n);
 int accelctl_list_regions(const struct accelctl *actl, uint64_t ctx,

@@ -252,3 +252,49 @@ int accelctl_list_regions(const struct accelctl *actl, uint64_t ctx,
 	*n = count;
 	return 0;
 }
+
+int accelctl_list_devices(const struct accelctl *actl,
+			  struct accelctl_device **out, size_t *n)
+{
+	struct accel_device_info *info;
+	struct accelctl_device *d;
+	uint32_t count, i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (actl->roots.debugfs) {
+		accelctl_err("devices are listed by ACCEL_IOC_QUERY only, not from debugfs");
+		return -EOPNOTSUPP;
+	}
+	ret = query(actl, ACCEL_QUERY_DEVICES, 0, sizeof(*info),
+		    (void **)&info, &count);
+	if (ret == -EINVAL)
+		accelctl_err("the loaded %s lists no devices (ACCEL_QUERY_DEVICES): load the module this accelctl came with",
+			     ACCELCTL_MODULE);
+	if (ret)
+		return ret;
+	d = calloc(count ? count : 1, sizeof(*d));
+	if (!d) {
+		free(info);
+		accelctl_err("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < count; i++) {
+		d[i].index = info[i].index;
+		d[i].contexts = info[i].contexts;
+		/* accelctl's own context, opened for the query, on device 0. */
+		if (info[i].index == 0 && d[i].contexts)
+			d[i].contexts--;
+		d[i].streams = info[i].streams;
+		d[i].queued = info[i].queued;
+		d[i].pinned_bytes = info[i].pinned_bytes;
+		d[i].device_bytes = info[i].device_bytes;
+		d[i].max_device_bytes = info[i].max_device_bytes;
+		d[i].retired = info[i].retired;
+	}
+	free(info);
+	*out = d;
+	*n = count;
+	return 0;
+}

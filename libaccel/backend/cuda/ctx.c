@@ -80,7 +80,9 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	if (!cx)
 		return -ENOMEM;
 	cx->ctx = ctx;
-	cx->cfg.device = (int)env_uint("ACCEL_CUDA_DEVICE", 0);
+	/* accel_context_create_on_device()'s, else ACCEL_CUDA_DEVICE. */
+	cx->cfg.device = ctx->device >= 0 ? ctx->device :
+			 (int)env_uint("ACCEL_CUDA_DEVICE", 0);
 	if (cx->cfg.device >= ndev) {
 		ret = cx_fail_start(quiet, -ENODEV,
 				    "ACCEL_CUDA_DEVICE=%d: only %d device(s)",
@@ -158,6 +160,7 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 		goto err_stream;
 	}
 	ctx->backend_data = cx;
+	ctx->device = cx->cfg.device;
 	if (pthread_create(&cx->done_thread, NULL, cx_done_main, cx)) {
 		ret = -ENOMEM;
 		goto err_detach;
@@ -306,6 +309,22 @@ static int accel_cuda_mem_info(struct accel_ctx *ctx, size_t *free_bytes,
 			"cudaMemGetInfo");
 }
 
+/*
+ * The cuda backend runs a context on the one GPU it started on: streams
+ * and memory of other GPUs need a context of their own (as AscendCL's
+ * contexts are), created with accel_context_create_on_device().
+ */
+static int accel_cuda_set_device(struct accel_ctx *ctx, int device)
+{
+	struct accel_cuda *cx = cx_of(ctx);
+
+	if (device == cx->cfg.device)
+		return 0;
+	accel_set_error("the cuda backend runs this context on GPU %d only; create a context on GPU %d with accel_context_create_on_device()",
+			cx->cfg.device, device);
+	return -EOPNOTSUPP;
+}
+
 const struct accel_backend_ops accel_backend_cuda = {
 	.name = "cuda",
 	.start = accel_cuda_start,
@@ -327,4 +346,5 @@ const struct accel_backend_ops accel_backend_cuda = {
 	.trace_wait = accel_cuda_trace_wait,
 	.device_query = accel_cuda_device_query,
 	.mem_info = accel_cuda_mem_info,
+	.set_device = accel_cuda_set_device,
 };

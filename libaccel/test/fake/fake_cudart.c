@@ -27,8 +27,15 @@
  * (cudaEventQuery says cudaErrorNotReady before, cudaEventSynchronize
  * sleeps until then) and fake_cuda_busy() says whether any stream's
  * modelled work is still running, so that a test can tell a completion
- * reported early (host words are written at once: not modelled). Mapped host memory (cudaHostAlloc) is plain memory: the
- * "device" address is the host address, as with UVA.
+ * reported early (host words are written at once: not modelled).
+ * Mapped host memory (cudaHostAlloc) is plain memory: the "device"
+ * address is the host address, as with UVA.
+ *
+ * FAKE_CUDA_DEVICES=N (default 1) simulates N GPUs: a current device per
+ * thread (cudaSetDevice/cudaGetDevice), allocations that remember their
+ * device (in the header before them), peer access between any two
+ * (FAKE_CUDA_PEER=0: none, where CUDA would stage), and
+ * cudaMemcpyPeerAsync.
  *
  * As with CUDA, a child forked after the parent initialised the runtime
  * cannot use it: its cudaGetDeviceCount() fails with
@@ -212,6 +219,15 @@ static void model_copy(cudaStream_t s, size_t n)
 }
 
 static pid_t init_pid;
+static __thread int cur_dev;
+
+static int ndevices(void)
+{
+	const char *v = getenv("FAKE_CUDA_DEVICES");
+	int n = v ? atoi(v) : 1;
+
+	return n >= 1 && n <= 64 ? n : 1;
+}
 
 cudaError_t cudaGetDeviceCount(int *n)
 {
@@ -221,11 +237,41 @@ cudaError_t cudaGetDeviceCount(int *n)
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
 	    was != self)
 		return cudaErrorInitializationError;
-	*n = 1;
+	*n = ndevices();
 	return cudaSuccess;
 }
-cudaError_t cudaSetDevice(int d) { call(C_SETDEV); return d ? cudaErrorInvalidDevice : cudaSuccess; }
-cudaError_t cudaGetDevice(int *d) { call(C_GETDEV); *d = 0; return cudaSuccess; }
+
+cudaError_t cudaSetDevice(int d)
+{
+	call(C_SETDEV);
+	if (d < 0 || d >= ndevices())
+		return cudaErrorInvalidDevice;
+	cur_dev = d;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *d) { call(C_GETDEV); *d = cur_dev; return cudaSuccess; }
+
+cudaError_t cudaDeviceCanAccessPeer(int *can, int d, int peer)
+{
+	const char *v = getenv("FAKE_CUDA_PEER");
+
+	if (d < 0 || d >= ndevices() || peer < 0 || peer >= ndevices())
+		return cudaErrorInvalidDevice;
+	*can = d != peer && !(v && !strcmp(v, "0"));
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+	int can = 0;
+
+	if (flags)
+		return cudaErrorInvalidValue;
+	if (cudaDeviceCanAccessPeer(&can, cur_dev, peer) != cudaSuccess || !can)
+		return cudaErrorInvalidDevice;
+	return cudaSuccess;
+}
 cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
 cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 const char *cudaGetErrorName(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "cudaErrorMemoryAllocation" : "cudaErrorFake"; }
@@ -249,6 +295,7 @@ cudaError_t cudaMalloc(void **p, size_t n)
 	if (!b)
 		return cudaErrorMemoryAllocation;
 	b[0] = n;
+	b[1] = (size_t)cur_dev;
 	__atomic_add_fetch(&fake_allocated, n, __ATOMIC_RELAXED);
 	*p = (char *)b + FAKE_HDR;
 	return cudaSuccess;
@@ -276,7 +323,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d)
 {
-	if (d)
+	if (d < 0 || d >= ndevices())
 		return cudaErrorInvalidDevice;
 	memset(prop, 0, sizeof(*prop));
 	strcpy(prop->name, "Fake CUDA Device");
@@ -395,6 +442,18 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 		return cudaErrorInvalidValue;
 	memmove(dst, src, n);
 	model_copy(s, n);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src,
+				int src_dev, size_t n, cudaStream_t s)
+{
+	(void)s;
+	call(C_COPY);
+	if (dst_dev < 0 || dst_dev >= ndevices() || src_dev < 0 ||
+	    src_dev >= ndevices())
+		return cudaErrorInvalidDevice;
+	memmove(dst, src, n);
 	return cudaSuccess;
 }
 

@@ -62,6 +62,7 @@ struct ip_region {
 	int memfd;		/* HOST: backing file, mapped by the user */
 	bool locked;
 	u64 charged;		/* USER: bytes charged to pinned_bytes */
+	u32 dev;		/* DEVICE: the device whose memory it is */
 };
 
 struct ip_stream {
@@ -72,6 +73,7 @@ struct ip_stream {
 	u32 handle;
 	u32 flags;
 	s32 priority;
+	u32 dev;		/* the device it runs on, fixed at creation */
 	pthread_t thread;
 	bool dead;		/* handle destroyed */
 	bool exited;		/* worker returned */
@@ -116,10 +118,14 @@ struct ip_ctx {
 	/* Every object until it is freed, live or waiting for references. */
 	struct ip_node all_regions, all_streams, all_events;
 	u64 pinned_bytes;
-	u64 device_bytes;
+	u64 device_bytes;		/* on all devices */
 	/* ACCEL_INPROC_MAX_PINNED_MB / _DEVICE_MB, taken at open. */
 	u64 max_pinned_bytes;
-	u64 max_device_bytes;
+	u64 max_device_bytes;		/* on each device */
+	/* ACCEL_INPROC_DEVICES (taken at open) and the current device. */
+	u32 ndevices;
+	u32 device;
+	u64 dev_bytes[ASC_MAX_DEVICES];	/* device memory on each device */
 	long page_size;
 };
 
@@ -170,6 +176,9 @@ void *ip_buf_get(_Atomic(void *) *slot, size_t n, size_t size,
 		 size_t cache);
 void ip_buf_put(_Atomic(void *) *slot, void *p, size_t n, size_t cache);
 void ip_process_release(struct ip_ctx *c, struct asc_release *rel);
+
+/* ACCEL_INPROC_DEVICES, the module's devices parameter; 1 when unset. */
+u32 ip_devices_env(void);
 
 /* ip_mem.c */
 int ip_mem_register(struct ip_ctx *c, void *arg);

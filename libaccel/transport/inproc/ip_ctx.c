@@ -162,7 +162,41 @@ static int ip_get_info(struct ip_ctx *c, void *arg)
 		return ret;
 	asc_info_fill(info, ASC_CAPS, c->max_pinned_bytes, c->max_device_bytes,
 		      (u32)c->page_size);
+	info->devices = c->ndevices;
 	return 0;
+}
+
+static int ip_set_device(struct ip_ctx *c, void *arg)
+{
+	struct accel_device_select *sel = arg;
+	int ret = asc_check_set_device(sel, c->ndevices);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	c->device = sel->device;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+u32 ip_devices_env(void)
+{
+	const char *v = getenv("ACCEL_INPROC_DEVICES");
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return 1;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || *v == '-' || n > UINT32_MAX ||
+	    asc_devices_param((u32)n)) {
+		accel_log(LOG_WARNING,
+			  "ACCEL_INPROC_DEVICES=%s: not 1 to %u; using 1", v,
+			  ASC_MAX_DEVICES);
+		return 1;
+	}
+	return (u32)n;
 }
 
 /* Bumped in every child of fork(): contexts opened before are not ours. */
@@ -256,6 +290,7 @@ static int inproc_open(struct accel_transport **tpp)
 				      (u64)c->page_size));
 	c->max_device_bytes = env_limit_mb("ACCEL_INPROC_MAX_DEVICE_MB",
 					   IP_DEVICE_MB);
+	c->ndevices = ip_devices_env();
 	node_init(&c->all_regions);
 	node_init(&c->all_streams);
 	node_init(&c->all_events);

@@ -45,6 +45,7 @@ void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r)
 	case IP_REGION_DEVICE:
 		munmap(r->base, r->map_len);
 		c->device_bytes -= r->map_len;
+		c->dev_bytes[r->dev] -= r->map_len;
 		break;
 	case IP_REGION_EXTERNAL:
 		break;
@@ -174,6 +175,7 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 	struct accel_mem_alloc *a = arg;
 	struct ip_region *reg;
 	size_t len;
+	u64 used;
 	int ret;
 
 	ret = asc_check_mem_alloc(a);
@@ -228,9 +230,12 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 	}
 
 	pthread_mutex_lock(&c->lock);
+	/* Device memory: the current device's, on that device's account. */
+	reg->dev = c->device;
+	used = c->dev_bytes[reg->dev];
 	if (reg->core.kind == IP_REGION_HOST ?
 	    len > c->max_pinned_bytes - c->pinned_bytes :
-	    len > c->max_device_bytes - c->device_bytes) {
+	    asc_device_charge(&used, len, c->max_device_bytes) < 0) {
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
@@ -238,10 +243,12 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 	if (ret)
 		goto err_unlock;
 	node_add(&c->all_regions, &reg->node);
-	if (reg->core.kind == IP_REGION_HOST)
+	if (reg->core.kind == IP_REGION_HOST) {
 		c->pinned_bytes += len;
-	else
+	} else {
 		c->device_bytes += len;
+		c->dev_bytes[reg->dev] = used;
+	}
 	a->handle = reg->handle;
 	a->mmap_offset = reg->core.kind == IP_REGION_HOST ?
 			 (u64)reg->handle << IP_MMAP_SHIFT : 0;

@@ -48,6 +48,7 @@ int ip_stream_create(struct ip_ctx *c, void *arg)
 
 	pthread_mutex_lock(&c->lock);
 	ip_stream_reap_locked(c);
+	s->dev = c->device;
 	ret = ip_idr_alloc(&c->streams, s, ASC_MAX_STREAMS, &s->handle);
 	if (ret)
 		goto err_unlock;

@@ -21,7 +21,7 @@ NOBODY_BYTES=65536
 # A UTF-8 command name of 8 characters in 11 bytes, and its ASCII stand-in.
 UNAME='hölder-✓'
 UPLAIN=XXXXXXXX
-NTESTS=37
+NTESTS=39
 
 tmp=$(mktemp -d /tmp/vm-accelctl.XXXXXX) || exit 1
 n=0 pass=0 fail=0 skip=0 hpid= npid= remount=
@@ -127,6 +127,12 @@ as_nobody status && [ "$(field contexts)" = 2 ] &&
 	[ "$(field pinned_bytes)" = $((PIN_BYTES + NOBODY_BYTES)) ]
 ok $? "status as uid $NOBODY: the same totals"
 
+run devices -r -n -b -o device,contexts,streams,pinned &&
+	[ "$(head -n1 "$tmp/out")" = "0 2 $((STREAMS + 1)) $((PIN_BYTES + NOBODY_BYTES))" ]
+st=$?; show
+ok $st "devices: device 0 holds both contexts, $((STREAMS + 1)) streams, their pinned bytes"
+run devices --json && has '"devices": ' && has '"device": 0' && has '"limit": '
+ok $? "devices --json: one object per device"
 run ps; show
 run ps -r -n -b -o pid,uid,command,streams,regions,pinned,executor,failed &&
 	grep -qx "$hpid 0 holder $STREAMS 1 $PIN_BYTES soft 0" "$tmp/out" &&
