@@ -134,6 +134,8 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 			&rel);
 	if (!was_failed && s->tl.error)
 		ctx->failed_streams++;
+	if (!list_empty(&s->exports))
+		as_export_retired_locked(ctx, s);
 	ctx->queued--;
 	ctx->completions++;
 	/* Frees a small batch at once, defers a vmalloc'ed one. */
