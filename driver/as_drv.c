@@ -141,8 +141,10 @@ void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		struct as_stream *s;
 
 		if (rel->tl[i]->import) {
-			as_import_unlist_locked(ctx, to_as_import(rel->tl[i]),
-						fl);
+			if (!rel->tl[i]->refs)
+				as_import_unlist_locked(ctx,
+							to_as_import(rel->tl[i]),
+							fl);
 			continue;
 		}
 		s = to_as_stream(rel->tl[i]);

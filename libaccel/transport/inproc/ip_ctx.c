@@ -125,8 +125,10 @@ void ip_process_release(struct ip_ctx *c, struct asc_release *rel)
 	unsigned int i;
 
 	for (i = 0; i < rel->ntl; i++) {
-		if (rel->tl[i]->import)
+		if (rel->tl[i]->import && !rel->tl[i]->refs)
 			ip_import_free_locked(rel->tl[i]);
+		else if (rel->tl[i]->import)
+			continue;
 		else
 			ip_stream_maybe_free_locked(container_of(rel->tl[i],
 							struct ip_stream, tl));
