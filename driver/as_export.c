@@ -165,6 +165,7 @@ static __poll_t as_xevent_poll(struct file *file, struct poll_table_struct *pt)
 	struct as_xevent *x = file->private_data;
 
 	poll_wait(file, &x->wq, pt);
+	/* Pairs with the release in as_xevent_signal(): @status is set. */
 	return smp_load_acquire(&x->done) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
