@@ -403,11 +403,8 @@ struct accel_submit {
 #define ACCEL_EVENT_TIMING		(1U << 0)
 /** @ACCEL_EVENT_USER: a host-signalled counter, not a stream point. */
 #define ACCEL_EVENT_USER		(1U << 1)
-/**
- * @ACCEL_EVENT_IMPORTED: output only (&struct accel_event_query): the
- * event came from %ACCEL_IOC_EVENT_IMPORT. %ACCEL_IOC_EVENT_CREATE
- * refuses it with ``-EINVAL``.
- */
+/* Output only (event query); ACCEL_IOC_EVENT_CREATE refuses it: -EINVAL. */
+/** @ACCEL_EVENT_IMPORTED: the event came from %ACCEL_IOC_EVENT_IMPORT. */
 #define ACCEL_EVENT_IMPORTED		(1U << 2)
 
 /**
