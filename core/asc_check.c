@@ -335,6 +335,28 @@ int asc_check_event_record(const struct accel_event_record *r,
 }
 
 /**
+ * asc_check_event_export() - check an event export request
+ * @x: the request.
+ *
+ * Return: 0, or -EINVAL for nonzero flags or pad.
+ */
+int asc_check_event_export(const struct accel_event_export *x)
+{
+	return (x->flags || x->pad) ? -EINVAL : 0;
+}
+
+/**
+ * asc_check_event_import() - check an event import request
+ * @x: the request.
+ *
+ * Return: 0, or -EINVAL for nonzero flags or pad.
+ */
+int asc_check_event_import(const struct accel_event_import *x)
+{
+	return (x->flags || x->pad) ? -EINVAL : 0;
+}
+
+/**
  * asc_check_exec_attach() - check an executor attach or detach request
  * @a: the request.
  *

@@ -62,6 +62,10 @@ int asc_validate_desc(const struct accel_desc *d, const struct asc_region *dst,
 	case ACCEL_OP_STREAM_WAIT:
 		if (!ev || ev->dead)
 			return -ENOENT;
+		/* An imported event holds its exported point for good. */
+		if (d->op == ACCEL_OP_EVENT_RECORD &&
+		    (ev->flags & ACCEL_EVENT_IMPORTED))
+			return -EINVAL;
 		return (ev->flags & ACCEL_EVENT_USER) ? -EINVAL : 0;
 	case ACCEL_OP_HOST_WAIT:
 	case ACCEL_OP_HOST_SIGNAL:
@@ -389,6 +393,95 @@ void asc_event_kill(struct asc_event *ev, struct asc_release *rel)
 bool asc_event_put(struct asc_event *ev)
 {
 	return --ev->refs == 0 && ev->dead;
+}
+
+/**
+ * asc_event_export() - the point an export of an event captures
+ * @ev: the event, NULL for an unknown handle.
+ * @npending: exports of the context still pending.
+ * @point: out: the pending point (not referenced: the shell keeps the
+ *	export on its stream, which cannot drain past it unseen), or an
+ *	empty point when the export is done at once.
+ * @status: out: when @point is empty, the export's status: 0, or -EIO
+ *	for a point that failed.
+ *
+ * Return: 0; -ENOENT for an unknown or dead event; -EINVAL for a user
+ * event or an imported one; -ENOSPC with %ASC_EXPORT_MAX_PENDING exports
+ * pending already and this one pending too.
+ */
+int asc_event_export(const struct asc_event *ev, u32 npending,
+		     struct asc_point *point, int *status)
+{
+	int st;
+
+	if (!ev || ev->dead)
+		return -ENOENT;
+	if (ev->flags & (ACCEL_EVENT_USER | ACCEL_EVENT_IMPORTED))
+		return -EINVAL;
+	point->tl = NULL;
+	point->seq = 0;
+	*status = 0;
+	st = asc_point_state(&ev->point);
+	if (st) {
+		*status = st < 0 ? -EIO : 0;
+		return 0;
+	}
+	if (npending >= ASC_EXPORT_MAX_PENDING)
+		return -ENOSPC;
+	*point = ev->point;
+	return 0;
+}
+
+/**
+ * asc_export_state() - is an exported point done?
+ * @tl: the producing stream's timeline.
+ * @seq: the exported sequence number.
+ *
+ * Return: -EAGAIN while pending; once done, its status: 0 retired, -EIO
+ * failed.
+ */
+int asc_export_state(const struct asc_timeline *tl, u64 seq)
+{
+	return asc_timeline_check_sync(tl, seq);
+}
+
+/**
+ * asc_import_init() - make the event and timeline of an import
+ * @tl: the import's timeline: one point, pending.
+ * @ev: the new event, holding that point (%ACCEL_EVENT_IMPORTED).
+ *
+ * Every wait on the event is then a wait on (@tl, 1), exactly as on a
+ * plain event's point: streams, host waits, queries and the executor
+ * protocol need nothing of their own.
+ */
+void asc_import_init(struct asc_timeline *tl, struct asc_event *ev)
+{
+	*tl = (struct asc_timeline){ .submitted = 1, .import = true };
+	asc_event_init(ev, ACCEL_EVENT_IMPORTED);
+	ev->point.tl = tl;
+	ev->point.seq = 1;
+	asc_point_get(&ev->point);
+}
+
+/**
+ * asc_import_done() - the exported point of an import is done
+ * @tl: the import's timeline.
+ * @status: 0, or the negative errno the point failed with.
+ *
+ * Return: true when this changed the timeline: the shell wakes waiters
+ * and kicks the streams.
+ */
+bool asc_import_done(struct asc_timeline *tl, int status)
+{
+	if (tl->completed || tl->error)
+		return false;
+	if (status) {
+		tl->error_seq = 1;
+		tl->error = status;
+	} else {
+		tl->completed = 1;
+	}
+	return true;
 }
 
 /**

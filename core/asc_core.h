@@ -26,6 +26,9 @@
  *	memory while this is not zero.
  * @id: the stream's handle, as fetched items name it (kept after the
  *	handle is destroyed: the stream still drains through an executor).
+ * @import: not a stream's: the one-point timeline of an imported event
+ *	(%ACCEL_IOC_EVENT_IMPORT), retired by asc_import_done() when the
+ *	exported point is done; the shell frees it with its import.
  */
 struct asc_timeline {
 	u64 submitted;
@@ -35,6 +38,7 @@ struct asc_timeline {
 	u32 refs;
 	u64 fetched;
 	u32 id;
+	bool import;
 };
 
 /**
@@ -197,6 +201,8 @@ int asc_check_stream_query(const struct accel_stream_query *q);
 int asc_check_event_query(const struct accel_event_query *q);
 int asc_check_event_record(const struct accel_event_record *r,
 			   struct accel_desc *d);
+int asc_check_event_export(const struct accel_event_export *x);
+int asc_check_event_import(const struct accel_event_import *x);
 int asc_check_exec_attach(const struct accel_exec_attach *a);
 int asc_check_exec_fetch(const struct accel_exec_fetch *f, u32 max_items);
 int asc_check_exec_complete(const struct accel_exec_complete *c,
@@ -207,7 +213,7 @@ s32 asc_clamp_priority(s32 prio);
 #define ASC_CAPS	(ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC | \
 			 ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
 			 ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE | \
-			 ACCEL_CAP_EXECUTOR | ACCEL_CAP_DEVICES)
+			 ACCEL_CAP_EXECUTOR | ACCEL_CAP_DEVICES | ACCEL_CAP_EVENT_FD)
 void asc_info_fill(struct accel_info *info, u64 caps, u64 max_pinned_bytes,
 		   u64 max_device_bytes, u32 page_size);
 void asc_stream_query_fill(struct accel_stream_query *q, u32 handle,
@@ -286,6 +292,14 @@ void asc_event_kill(struct asc_event *ev, struct asc_release *rel);
 int asc_event_elapsed(const struct asc_event *start, const struct asc_event *end,
 		      s64 *elapsed_ns);
 bool asc_event_put(struct asc_event *ev);
+
+/* Exported and imported events (%ACCEL_IOC_EVENT_EXPORT / _IMPORT). */
+#define ASC_EXPORT_MAX_PENDING	ACCEL_EXPORT_MAX_PENDING
+int asc_event_export(const struct asc_event *ev, u32 npending,
+		     struct asc_point *point, int *status);
+int asc_export_state(const struct asc_timeline *tl, u64 seq);
+void asc_import_init(struct asc_timeline *tl, struct asc_event *ev);
+bool asc_import_done(struct asc_timeline *tl, int status);
 
 /* Regions. */
 int asc_region_release(struct asc_region *r, u32 flags);

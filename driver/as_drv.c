@@ -114,6 +114,7 @@ void as_freelist_init(struct as_freelist *fl)
 	INIT_LIST_HEAD(&fl->streams);
 	INIT_LIST_HEAD(&fl->regions);
 	INIT_LIST_HEAD(&fl->events);
+	INIT_LIST_HEAD(&fl->imports);
 	fl->batches = NULL;
 }
 
@@ -126,7 +127,8 @@ void as_freelist_init(struct as_freelist *fl)
 bool as_freelist_empty(const struct as_freelist *fl)
 {
 	return list_empty(&fl->streams) && list_empty(&fl->regions) &&
-	       list_empty(&fl->events) && !fl->batches;
+	       list_empty(&fl->events) && list_empty(&fl->imports) &&
+	       !fl->batches;
 }
 
 /**
@@ -144,8 +146,16 @@ void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 
 	lockdep_assert_held(&ctx->lock);
 	for (i = 0; i < rel->ntl; i++) {
-		struct as_stream *s = to_as_stream(rel->tl[i]);
+		struct as_stream *s;
 
+		if (rel->tl[i]->import) {
+			if (!rel->tl[i]->refs)
+				as_import_unlist_locked(ctx,
+							to_as_import(rel->tl[i]),
+							fl);
+			continue;
+		}
+		s = to_as_stream(rel->tl[i]);
 		if (as_stream_freeable_locked(ctx, s)) {
 			list_del(&s->node);
 			list_add(&s->free_node, &fl->streams);
@@ -213,6 +223,7 @@ void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
 		kfree(ev);
 		cond_resched();
 	}
+	as_imports_free(&fl->imports);
 	as_freelist_init(fl);
 }
 
@@ -303,6 +314,7 @@ static int as_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&ctx->streams);
 	INIT_LIST_HEAD(&ctx->regions);
 	INIT_LIST_HEAD(&ctx->events);
+	INIT_LIST_HEAD(&ctx->imports);
 	init_waitqueue_head(&ctx->wq);
 	ctx->max_pinned_bytes = (u64)READ_ONCE(max_pinned_mb) << 20;
 	ctx->max_device_bytes = as_max_device_bytes();
@@ -364,11 +376,13 @@ static int as_release(struct inode *inode, struct file *file)
 	}));
 
 	/*
-	 * No ioctl can run any more and every queue is empty: drop the
-	 * events' points, then every object goes.
+	 * No ioctl can run any more and every queue is empty: exports still
+	 * pending can never retire (done with -EIO), the events' points go,
+	 * then every object goes.
 	 */
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
+	as_export_ctx_close_locked(ctx);
 	list_for_each_entry_safe(ev, etmp, &ctx->events, node) {
 		if (!ev->core.dead)
 			asc_event_kill(&ev->core, &rel);
@@ -384,6 +398,7 @@ static int as_release(struct inode *inode, struct file *file)
 		list_del(&m->node);
 		list_add(&m->free_node, &fl.regions);
 	}
+	as_imports_unlist_all_locked(ctx, &fl);
 	spin_unlock(&ctx->lock);
 	as_freelist_free(ctx, &fl);
 

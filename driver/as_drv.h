@@ -7,6 +7,12 @@
  * The devices (&struct as_device) have no lock: their counters are atomic
  * and their workqueues live from load to unload.
  *   as_ctx.lock -> xarray lock (taken inside xa_erase) -> wait queue lock
+ *   as_ctx.lock -> as_xevent.lock (an exported point, as_export.c)
+ *	-> workqueue and wait queue locks (queue_work(), wake_up_all())
+ * No context lock is ever taken under an as_xevent.lock, and no context
+ * lock under another's: an exported point done in one context reaches the
+ * contexts that imported it through a work item (as_import.work) that
+ * takes the importer's lock on its own.
  * No sleeping call is made under as_ctx.lock: pinning, unpinning, page
  * allocation, mm accounting and copy_{from,to}_user happen outside it.
  * The soft engine's inline path (a submitter running its stream's queue)
@@ -103,6 +109,9 @@ struct as_device {
  * @max_pinned_bytes: the pin limit taken from the module parameter at open.
  * @max_device_bytes: the device memory limit on each device, taken at open.
  * @failed_streams: streams whose timeline failed.
+ * @nexports: exported points of this context still pending (on their
+ *	streams' @exports lists).
+ * @imports: every &struct as_import of this context (imported events).
  * @executor: a userspace executor is attached: the soft engine runs
  *	nothing, the executor fetches and completes.
  * @executor_pid: the thread that attached it, for debugfs.
@@ -139,6 +148,8 @@ struct as_ctx {
 	u64 max_pinned_bytes;
 	u64 max_device_bytes;
 	u32 failed_streams;
+	u32 nexports;
+	struct list_head imports;
 	bool executor;
 	pid_t executor_pid;
 
@@ -206,6 +217,8 @@ struct as_mem {
  * @destroyed: the handle is gone; freed once drained and unreferenced.
  * @flags: creation flags.
  * @priority: effective priority.
+ * @exports: pending &struct as_xevent of points on this stream, by
+ *	ascending sequence number (as_export.c).
  * @node: in @ctx->streams.
  * @free_node: on a local list of streams to free after unlocking.
  */
@@ -220,6 +233,7 @@ struct as_stream {
 	bool destroyed;
 	u32 flags;
 	s32 priority;
+	struct list_head exports;
 	struct list_head node;
 	struct list_head free_node;
 };
@@ -243,12 +257,14 @@ struct as_event_obj {
  * @streams: &struct as_stream via @free_node.
  * @regions: &struct as_mem via @free_node.
  * @events: &struct as_event_obj via @free_node.
+ * @imports: &struct as_import via @free_node.
  * @batches: &struct asc_batch via its @next, freed with kvfree().
  */
 struct as_freelist {
 	struct list_head streams;
 	struct list_head regions;
 	struct list_head events;
+	struct list_head imports;
 	struct asc_batch *batches;
 };
 
@@ -342,6 +358,18 @@ int as_event_query_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_event_elapsed_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_event_signal_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_wait_ioctl(struct as_ctx *ctx, void __user *arg);
+
+/* as_export.c */
+struct as_import;
+int as_event_export_ioctl(struct as_ctx *ctx, void __user *arg);
+int as_event_import_ioctl(struct as_ctx *ctx, void __user *arg);
+void as_export_retired_locked(struct as_ctx *ctx, struct as_stream *s);
+void as_export_ctx_close_locked(struct as_ctx *ctx);
+struct as_import *to_as_import(struct asc_timeline *tl);
+void as_import_unlist_locked(struct as_ctx *ctx, struct as_import *imp,
+			     struct as_freelist *fl);
+void as_imports_unlist_all_locked(struct as_ctx *ctx, struct as_freelist *fl);
+void as_imports_free(struct list_head *imports);
 
 /* as_engine.c */
 void as_engine_work(struct work_struct *work);

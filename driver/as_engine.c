@@ -137,6 +137,8 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 			&rel);
 	if (!was_failed && s->tl.error)
 		ctx->failed_streams++;
+	if (!list_empty(&s->exports))
+		as_export_retired_locked(ctx, s);
 	ctx->queued--;
 	ctx->completions++;
 	atomic64_inc(&as_devices[s->dev].retired);

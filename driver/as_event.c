@@ -155,7 +155,7 @@ int as_event_query_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
-	if (ev->core.point.tl) {
+	if (ev->core.point.tl && !ev->core.point.tl->import) {
 		s = to_as_stream(ev->core.point.tl);
 		stream = s->destroyed ? 0 : s->obj.handle;
 	}

@@ -49,6 +49,7 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 	s->flags = req.flags;
 	s->priority = asc_clamp_priority(req.priority);
 	INIT_WORK(&s->work, as_engine_work);
+	INIT_LIST_HEAD(&s->exports);
 
 	spin_lock(&ctx->lock);
 	if (ctx->nstreams >= ASC_MAX_STREAMS) {

@@ -20,6 +20,9 @@
  *  - completed <= submitted; completed only grows; queue counts match;
  *  - in-flight counts and reference counts never underflow;
  *  - a reported object really has no references left, and is reported once;
+ *  - an export captures a pending point or says how a done one ended; an
+ *    imported event's timeline is retired once, and freed when its last
+ *    reference goes;
  *  - after retiring everything, killing every event, releasing every region
  *    and destroying every stream, every object has been freed: nothing
  *    leaks, every count is back to zero.
@@ -42,6 +45,9 @@ struct pending_wait {
 };
 
 static struct pending_wait waits[NWAIT];
+/* Imported events' one-point timelines (ACCEL_IOC_EVENT_IMPORT). */
+#define NIMP	4
+static struct asc_timeline *imp[NIMP];
 static u64 now;
 static unsigned long n_freed, n_alloced;
 
@@ -61,6 +67,16 @@ static int find_ev(const struct asc_event *e)
 
 	for (i = 0; i < NEV; i++)
 		if (ev[i] == e)
+			return i;
+	return -1;
+}
+
+static int find_imp(const struct asc_timeline *tl)
+{
+	int i;
+
+	for (i = 0; i < NIMP; i++)
+		if (imp[i] == tl)
 			return i;
 	return -1;
 }
@@ -95,6 +111,16 @@ void collect(struct asc_release *rel)
 
 	CHECK(rel->ntl <= 2 && rel->nregion <= 2 && rel->nevent <= 1);
 	for (i = 0; i < rel->ntl; i++) {
+		if (rel->tl[i]->import) {
+			/* Never recorded again: no reference comes back. */
+			k = find_imp(rel->tl[i]);
+			CHECK(k >= 0);
+			CHECK(imp[k]->refs == 0);
+			free(imp[k]);
+			imp[k] = NULL;
+			n_freed++;
+			continue;
+		}
 		k = find_tl(rel->tl[i]);
 		CHECK(k >= 0);			/* reported after being freed? */
 		/*
@@ -203,6 +229,75 @@ static void step_kill_event(struct in *in)
 	if (!ev[i]->refs)
 		rel.event[rel.nevent++] = ev[i];
 	collect(&rel);
+}
+
+/* ACCEL_IOC_EVENT_IMPORT: an event holding a one-point timeline. */
+static void step_import(struct in *in)
+{
+	int i = rd8(in) % NEV, k = find_imp(NULL);
+	uint8_t how = rd8(in);
+
+	if (ev[i] || k < 0)
+		return;
+	ev[i] = calloc(1, sizeof(*ev[i]));
+	imp[k] = calloc(1, sizeof(*imp[k]));
+	asc_import_init(imp[k], ev[i]);
+	CHECK(ev[i]->flags == ACCEL_EVENT_IMPORTED && imp[k]->refs == 1);
+	CHECK(asc_point_state(&ev[i]->point) == 0);
+	ev_live[i] = true;
+	n_alloced += 2;
+	/* Imported after the export was done. */
+	if (how & 1)
+		CHECK(asc_import_done(imp[k], (how & 2) ? -EIO : 0));
+}
+
+/* The exported point of an import is done. */
+static void step_import_done(struct in *in)
+{
+	int k = rd8(in) % NIMP;
+	int status = (rd8(in) & 1) ? -EIO : 0;
+	struct asc_point p;
+	bool was;
+
+	if (!imp[k])
+		return;
+	was = imp[k]->completed || imp[k]->error;
+	CHECK(asc_import_done(imp[k], status) == !was);
+	p.tl = imp[k];
+	p.seq = 1;
+	CHECK(asc_point_state(&p) == 1 || asc_point_state(&p) == -EIO);
+	CHECK(!asc_import_done(imp[k], 0));
+}
+
+/* ACCEL_IOC_EVENT_EXPORT's core answer. */
+static void step_export(struct in *in)
+{
+	struct asc_event *e = lookup_ev(rd8(in) % (NEV + 1));
+	u32 npending = (rd8(in) & 1) ? ASC_EXPORT_MAX_PENDING : 0;
+	struct asc_point p = { (struct asc_timeline *)1, 7 };
+	int status = 7, r, st;
+
+	r = asc_event_export(e, npending, &p, &status);
+	if (!e || e->dead) {
+		CHECK(r == -ENOENT);
+		return;
+	}
+	if (e->flags & (ACCEL_EVENT_USER | ACCEL_EVENT_IMPORTED)) {
+		CHECK(r == -EINVAL);
+		return;
+	}
+	st = asc_point_state(&e->point);
+	if (!st && npending) {
+		CHECK(r == -ENOSPC);
+		return;
+	}
+	CHECK(r == 0);
+	if (st) {
+		CHECK(!p.tl && status == (st < 0 ? -EIO : 0));
+	} else {
+		CHECK(p.tl == e->point.tl && p.seq == e->point.seq);
+		CHECK(asc_export_state(p.tl, p.seq) == -EAGAIN);
+	}
 }
 
 static void step_new_stream(struct in *in)
@@ -568,6 +663,8 @@ static void teardown(void)
 		rel.event[rel.nevent++] = ev[i];
 		collect(&rel);
 	}
+	for (i = 0; i < NIMP; i++)
+		CHECK(!imp[i]);		/* freed with their last event */
 	for (i = 0; i < NSTR; i++) {
 		if (!st[i])
 			continue;
@@ -600,12 +697,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(ev_live, 0, sizeof(ev_live));
 	memset(st, 0, sizeof(st));
 	memset(waits, 0, sizeof(waits));
+	memset(imp, 0, sizeof(imp));
 	now = 0;
 	n_freed = n_alloced = 0;
 	exec_reset();
 
 	while (in.n && steps++ < 4096) {
-		switch (rd8(&in) % 21) {
+		switch (rd8(&in) % 24) {
 		case 0: step_abi(&in); break;
 		case 1: step_new_region(&in); break;
 		case 2: step_release_region(&in); break;
@@ -626,6 +724,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 17: step_exec_fetch(&in); break;
 		case 18:
 		case 19: step_exec_complete(&in); break;
+		case 20: step_import(&in); break;
+		case 21: step_import_done(&in); break;
+		case 22: step_export(&in); break;
 		default: step_query(&in); break;
 		}
 	}

@@ -54,9 +54,11 @@ void step_abi(struct in *in)
 		struct accel_exec_attach att;
 		struct accel_exec_fetch f;
 		struct accel_exec_complete cm;
+		struct accel_event_export xe;
+		struct accel_event_import xi;
 	} u;
 	struct accel_desc rd;
-	uint8_t which = rd8(in) % 20;
+	uint8_t which = rd8(in) % 22;
 	u64 end;
 	int r;
 
@@ -157,6 +159,18 @@ void step_abi(struct in *in)
 		CHECK(asc_ioctl_index(ACCEL_IOC_SUBMIT) == ASC_IOC_SUBMIT);
 		CHECK(asc_ioctl_index(ACCEL_IOC_EXEC_COMPLETE) ==
 		      ASC_IOC_EXEC_COMPLETE);
+		CHECK(asc_ioctl_index(ACCEL_IOC_EVENT_EXPORT) ==
+		      ASC_IOC_EVENT_EXPORT);
+		CHECK(asc_ioctl_index(ACCEL_IOC_EVENT_IMPORT) ==
+		      ASC_IOC_EVENT_IMPORT);
+		break;
+	case 19:
+		r = asc_check_event_export(&u.xe);
+		CHECK(!r == (!u.xe.flags && !u.xe.pad));
+		break;
+	case 20:
+		r = asc_check_event_import(&u.xi);
+		CHECK(!r == (!u.xi.flags && !u.xi.pad));
 		break;
 	default:
 		r = asc_check_desc(&u.d);

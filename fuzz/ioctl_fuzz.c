@@ -155,7 +155,7 @@ enum {
 	C_GET_INFO, C_REGISTER, C_ALLOC, C_RELEASE, C_SCREATE, C_SDESTROY,
 	C_SQUERY, C_SSYNC, C_SUBMIT, C_ECREATE, C_EDESTROY, C_ERECORD,
 	C_EQUERY, C_ELAPSED, C_SIGNAL, C_WAIT, C_EXEC, C_BAD, C_READ, C_MMAP,
-	C_QUERY, C_SETDEV, C_NR
+	C_QUERY, C_SETDEV, C_XEXPORT, C_XIMPORT, C_NR
 };
 
 static const char *const cname[C_NR] = {
@@ -163,7 +163,7 @@ static const char *const cname[C_NR] = {
 	"STREAM_DESTROY", "STREAM_QUERY", "STREAM_SYNC", "SUBMIT",
 	"EVENT_CREATE", "EVENT_DESTROY", "EVENT_RECORD", "EVENT_QUERY",
 	"EVENT_ELAPSED", "EVENT_SIGNAL", "WAIT", "EXEC_*", "bad-cmd", "read",
-	"mmap", "QUERY", "SET_DEVICE",
+	"mmap", "QUERY", "SET_DEVICE", "EVENT_EXPORT", "EVENT_IMPORT",
 };
 
 #define E(x) (1ull << (x))
@@ -195,6 +195,9 @@ static const uint64_t allowed[C_NR] = {
 		   E(EBUSY),
 	[C_QUERY] = E(EINVAL) | E(ENOENT) | E(ENOMEM),
 	[C_SETDEV] = E(EINVAL) | E(ENODEV),
+	[C_XEXPORT] = E(ENOENT) | E(EINVAL) | E(ENOSPC) | E(EMFILE) |
+		      E(ENFILE) | E(ENOMEM),
+	[C_XIMPORT] = E(EBADF) | E(EINVAL) | E(ENOSPC) | E(ENOMEM),
 };
 
 static atomic_ullong n_calls, n_ok;
@@ -966,6 +969,97 @@ static void op_wait(struct slot *s, struct rng *r)
 	}
 }
 
+#ifdef ACCEL_IOC_EVENT_EXPORT
+/*
+ * Exported events: files shared by every slot (so that imports cross
+ * contexts), closed at random, while pending or done; imports of them,
+ * of random descriptors and of the device file itself.
+ */
+#define MAX_XFDS	32
+static pthread_mutex_t xfd_mu = PTHREAD_MUTEX_INITIALIZER;
+static int xfds[MAX_XFDS];
+static int nxfds;
+
+static void op_xevent(struct slot *s, struct rng *r)
+{
+	struct accel_event_export x = { 0 };
+	struct accel_event_import im = { 0 };
+	struct obj o = { 0 };
+	struct pollfd p;
+	int fd = -1;
+
+	switch (below(r, 4)) {
+	case 0:
+		x.event = any_handle(s, r, chance(r, 8) ? O_UEVENT : O_EVENT,
+				     NULL);
+		if (chance(r, 24))
+			x.flags = (uint32_t)rnd(r);
+		if (chance(r, 24))
+			x.pad = 1;
+		x.fd = (int)rnd(r);
+		if (xioctl(C_XEXPORT, s->fd, ACCEL_IOC_EVENT_EXPORT, &x))
+			return;
+		if (fcntl(x.fd, F_GETFD) < 0) {
+			atomic_fetch_add(&n_invariant, 1);
+			note("invariant", "EVENT_EXPORT fd %d not open", x.fd);
+			return;
+		}
+		pthread_mutex_lock(&xfd_mu);
+		if (nxfds < MAX_XFDS)
+			xfds[nxfds++] = x.fd;
+		else
+			close(x.fd);
+		pthread_mutex_unlock(&xfd_mu);
+		return;
+	case 1:
+		/* Close one, pending or not; polling it first. */
+		pthread_mutex_lock(&xfd_mu);
+		if (nxfds) {
+			int i = (int)below(r, (uint32_t)nxfds);
+
+			fd = xfds[i];
+			xfds[i] = xfds[--nxfds];
+		}
+		pthread_mutex_unlock(&xfd_mu);
+		if (fd >= 0) {
+			p = (struct pollfd){ .fd = fd, .events = POLLIN };
+			if (poll(&p, 1, 0) < 0 || (p.revents & ~POLLIN)) {
+				atomic_fetch_add(&n_invariant, 1);
+				note("invariant", "exported fd polls %#x",
+				     p.revents);
+			}
+			close(fd);
+		}
+		return;
+	default:
+		break;
+	}
+	pthread_mutex_lock(&xfd_mu);
+	im.fd = nxfds ? xfds[below(r, (uint32_t)nxfds)] : -1;
+	if (chance(r, 12))
+		im.fd = chance(r, 2) ? s->fd : (int)below(r, 64);
+	if (chance(r, 24))
+		im.flags = (uint32_t)rnd(r);
+	if (chance(r, 24))
+		im.pad = 1;
+	im.handle = (uint32_t)rnd(r);
+	/* Under the lock: the descriptor may not be closed meanwhile. */
+	if (!xioctl(C_XIMPORT, s->fd, ACCEL_IOC_EVENT_IMPORT, &im)) {
+		o.h = im.handle;
+		o.type = O_EVENT;
+		o.flags = ACCEL_EVENT_IMPORTED;
+		pool_add(s, &o);
+	}
+	pthread_mutex_unlock(&xfd_mu);
+}
+
+static void xfds_close_all(void)
+{
+	while (nxfds)
+		close(xfds[--nxfds]);
+}
+#endif
+
 #ifdef ACCEL_IOC_EXEC_ATTACH
 /* The userspace executor protocol, when the header has it. */
 static void op_exec(struct slot *s, struct rng *r)
@@ -1043,6 +1137,9 @@ static void op_bad_cmd(struct slot *s, struct rng *r)
 #ifdef ACCEL_IOC_EXEC_ATTACH
 		ACCEL_IOC_EXEC_ATTACH, ACCEL_IOC_EXEC_DETACH,
 		ACCEL_IOC_EXEC_FETCH, ACCEL_IOC_EXEC_COMPLETE,
+#endif
+#ifdef ACCEL_IOC_EVENT_EXPORT
+		ACCEL_IOC_EVENT_EXPORT, ACCEL_IOC_EVENT_IMPORT,
 #endif
 	};
 	uint64_t buf[64] = { 0 };
@@ -1336,8 +1433,14 @@ static void *worker_main(void *arg)
 #else
 			op_bad_cmd(s, r);
 #endif
-		} else if (op < 970) {
+		} else if (op < 950) {
 			op_bad_cmd(s, r);
+		} else if (op < 975) {
+#ifdef ACCEL_IOC_EVENT_EXPORT
+			op_xevent(s, r);
+#else
+			op_bad_cmd(s, r);
+#endif
 		} else {
 			op_read(s, r);
 		}
@@ -1431,6 +1534,9 @@ int main(int argc, char **argv)
 	t1 = now_ns();
 	secs = (double)(t1 - t0) / 1e9;
 
+#ifdef ACCEL_IOC_EVENT_EXPORT
+	xfds_close_all();
+#endif
 	for (i = 0; i < nslots; i++) {
 		if (slots[i].fd >= 0)
 			close(slots[i].fd);

@@ -693,6 +693,21 @@ int accel_context_get_backend(accel_context *handle, const char **name)
 }
 
 ACCEL_EXPORT
+int accel_context_get_fd(accel_context *handle)
+{
+	ACCEL_API_ENTER();
+	struct accel_ctx *ctx;
+	int ret;
+
+	ret = accel_ctx_get(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = ctx->ops->get_fd(ctx->tp);
+	accel_ctx_put(ctx);
+	return ret;
+}
+
+ACCEL_EXPORT
 int accel_stream_priority_range(accel_context *handle, int *least,
 				int *greatest)
 {

@@ -49,6 +49,32 @@ static int event_get(accel_event_t event, struct accel_event_impl **out)
 	return ret;
 }
 
+/*
+ * Give @ev, whose kernel event exists, its handle in @ctx; on failure the
+ * kernel event is destroyed and @ev freed.
+ */
+static int event_publish(struct accel_ctx *ctx, struct accel_event_impl *ev,
+			 accel_event_t *out)
+{
+	int ret;
+
+	ret = accel_obj_publish(&ev->child.obj, ACCEL_OBJ_EVENT, event_release,
+				&ev->child.handle);
+	if (ret) {
+		accel_kevent_destroy(ctx, ev->kevent);
+		free(ev);
+		return ret;
+	}
+	accel_obj_ref(&ctx->obj);
+	ret = accel_child_link(ctx, &ev->child);
+	if (ret) {
+		accel_obj_kill(&ev->child.obj);
+		return ret;
+	}
+	*out = (accel_event_t)(uintptr_t)ev->child.handle;
+	return 0;
+}
+
 ACCEL_EXPORT
 int accel_event_create(accel_context *ctxh, unsigned int flags,
 		       accel_event_t *out)
@@ -77,20 +103,7 @@ int accel_event_create(accel_context *ctxh, unsigned int flags,
 		free(ev);
 		goto out;
 	}
-	ret = accel_obj_publish(&ev->child.obj, ACCEL_OBJ_EVENT, event_release,
-				&ev->child.handle);
-	if (ret) {
-		accel_kevent_destroy(ctx, ev->kevent);
-		free(ev);
-		goto out;
-	}
-	accel_obj_ref(&ctx->obj);
-	ret = accel_child_link(ctx, &ev->child);
-	if (ret) {
-		accel_obj_kill(&ev->child.obj);
-		goto out;
-	}
-	*out = (accel_event_t)(uintptr_t)ev->child.handle;
+	ret = event_publish(ctx, ev, out);
 out:
 	accel_ctx_put(ctx);
 	return ret;
@@ -358,4 +371,66 @@ int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
 {
 	ACCEL_API_ENTER();
 	return submit_event_op(stream, event, ACCEL_OP_HOST_WAIT, value, flags);
+}
+
+ACCEL_EXPORT
+int accel_event_export_fd(accel_event_t event, int *fd)
+{
+	ACCEL_API_ENTER();
+	struct accel_event_export x;
+	struct accel_event_impl *ev;
+	int ret;
+
+	if (!fd)
+		return -EINVAL;
+	ret = event_get(event, &ev);
+	if (ret)
+		return ret;
+	memset(&x, 0, sizeof(x));
+	x.event = ev->kevent;
+	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_EXPORT, &x);
+	if (!ret)
+		*fd = x.fd;
+	else if (ret == -EINVAL)
+		accel_set_error("a host event or an imported event cannot be exported");
+	event_put(ev);
+	return ret;
+}
+
+ACCEL_EXPORT
+int accel_event_import_fd(accel_context *ctxh, int fd, accel_event_t *out)
+{
+	ACCEL_API_ENTER();
+	struct accel_event_import im;
+	struct accel_event_impl *ev;
+	struct accel_ctx *ctx;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	if (fd < 0)
+		return -EBADF;
+	ret = accel_ctx_get(ctxh, &ctx);
+	if (ret)
+		return ret;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ev->flags = ACCEL_EVENT_DISABLE_TIMING;
+	memset(&im, 0, sizeof(im));
+	im.fd = fd;
+	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_IMPORT, &im);
+	if (ret) {
+		if (ret == -EINVAL)
+			accel_set_error("fd %d is not an exported accelstream event", fd);
+		free(ev);
+		goto out;
+	}
+	ev->kevent = im.handle;
+	ret = event_publish(ctx, ev, out);
+out:
+	accel_ctx_put(ctx);
+	return ret;
 }

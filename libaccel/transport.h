@@ -24,6 +24,12 @@ struct accel_transport_ops {
 	/* Map an ACCEL_MEM_HOST allocation at its mmap offset. */
 	int (*mmap)(struct accel_transport *tp, uint64_t offset, size_t len,
 		    void **addr);
+	/*
+	 * The context's completion descriptor (the device file, or an
+	 * eventfd in process): read(2) and poll(2) as the uapi's "DOC:
+	 * completions" says; owned by the transport. The fd or -errno.
+	 */
+	int (*get_fd)(struct accel_transport *tp);
 };
 
 /*

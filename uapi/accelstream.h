@@ -64,6 +64,15 @@
  * the count is zero (``-EAGAIN`` with O_NONBLOCK). poll(2) reports
  * EPOLLIN while the count is not zero. A read of fewer than 8 bytes fails
  * with ``-EINVAL``.
+ *
+ * These are the semantics of a non-semaphore eventfd(2), which the
+ * in-process model of libaccel hands out in its place: readiness is
+ * level-triggered on "something retired since the last read", so the
+ * read is the acknowledgement. An epoll(7) loop either reads the count on
+ * every EPOLLIN (level-triggered) or, with EPOLLET, is told once per burst
+ * of retirements that arrive after its previous read. Polled from a
+ * process other than the opener the file reports EPOLLERR, and read(2)
+ * fails with ``-EACCES``.
  */
 
 /** @ACCEL_ABI_VERSION: the ABI version this header describes. */
@@ -95,6 +104,8 @@
 #define ACCEL_CAP_QUERY			(1ULL << 8)
 /** @ACCEL_CAP_DEVICES: accel_info.devices, SET_DEVICE and QUERY_DEVICES. */
 #define ACCEL_CAP_DEVICES		(1ULL << 9)
+/** @ACCEL_CAP_EVENT_FD: %ACCEL_IOC_EVENT_EXPORT and %ACCEL_IOC_EVENT_IMPORT. */
+#define ACCEL_CAP_EVENT_FD		(1ULL << 10)
 
 /**
  * struct accel_info - what the driver is and what it can do
@@ -379,7 +390,8 @@ struct accel_desc {
  * Errors: ``-ENOENT`` unknown stream, region or event handle;
  * ``-EINVAL`` bad count, op, flags, reserved or unused fields, a COPY out
  * of its region's bounds (offsets and lengths are checked for overflow), a
- * plain event in a HOST op or a user event in a RECORD/WAIT;
+ * plain event in a HOST op, a user event in a RECORD/WAIT, or an imported
+ * event (%ACCEL_EVENT_IMPORTED) in a RECORD;
  * ``-EPERM`` a COPY into a %ACCEL_MEM_READONLY region; ``-EFAULT`` bad
  * @descs; ``-EAGAIN`` the stream's queue would exceed @queue_depth;
  * ``-EIO`` the stream has failed; ``-ENXIO`` a COPY names an
@@ -399,6 +411,9 @@ struct accel_submit {
 #define ACCEL_EVENT_TIMING		(1U << 0)
 /** @ACCEL_EVENT_USER: a host-signalled counter, not a stream point. */
 #define ACCEL_EVENT_USER		(1U << 1)
+/* Output only (event query); ACCEL_IOC_EVENT_CREATE refuses it: -EINVAL. */
+/** @ACCEL_EVENT_IMPORTED: the event came from %ACCEL_IOC_EVENT_IMPORT. */
+#define ACCEL_EVENT_IMPORTED		(1U << 2)
 
 /**
  * struct accel_event_create - create an event (cudaEventCreateWithFlags)
@@ -543,6 +558,99 @@ struct accel_wait {
 	__u32 flags;
 	__u64 timeout_ns;
 	__u32 first_signaled;
+	__u32 pad;
+};
+
+/**
+ * DOC: exported events
+ *
+ * An event's captured point can leave its context as a file descriptor,
+ * so that another context, or another process that receives the
+ * descriptor over a Unix socket (SCM_RIGHTS) or by fork(2), can wait for
+ * it: the role of cudaIpcGetEventHandle() / cudaIpcOpenEventHandle(),
+ * with a descriptor that poll(2) and epoll(7) understand.
+ *
+ * %ACCEL_IOC_EVENT_EXPORT captures the point the event holds at the time
+ * of the call (a later record does not move it: export again for the new
+ * point) and returns a new descriptor (close-on-exec) of an anonymous
+ * file, ``[accelstream-event]``. The file holds the point, not the
+ * context: it may outlive the context and the producing process. It
+ * polls ``EPOLLIN | EPOLLRDNORM`` once the point is *done*, and stays so;
+ * it supports nothing else (no read, write, ioctl or mmap).
+ *
+ * A point is done when it retired (status 0) or when it can never retire
+ * (status ``-EIO``): its stream failed at or before it, the producer's
+ * executor detached with it fetched, or the producing context was closed
+ * (the process exited or was killed) before it retired. An exported point
+ * never stays pending forever because its producer went away; the kernel's
+ * dma-buf guide forbids fences that may never signal, and although these
+ * are no dma_fences, the same rule serves their waiters. A point that
+ * waits for a user event that is never signalled is, like any stream
+ * work, pending until the producer signals or closes.
+ *
+ * %ACCEL_IOC_EVENT_IMPORT turns such a descriptor into a new event handle
+ * of the calling context, flagged %ACCEL_EVENT_IMPORTED, that holds the
+ * exported point for good: it may be waited on by %ACCEL_OP_STREAM_WAIT,
+ * %ACCEL_IOC_WAIT and %ACCEL_IOC_EVENT_QUERY like any plain event, and
+ * neither recorded nor timed (``-EINVAL``). A wait on a point done with
+ * ``-EIO`` fails as a wait on a failed stream does: a host wait returns
+ * ``-EIO``, a stream wait makes its stream fail. With a userspace
+ * executor attached, a %ACCEL_OP_STREAM_WAIT on an imported event is
+ * handed out once the point is done, with nothing left to wait for on
+ * the device (@wait_stream 0): the host orders it, not the device.
+ *
+ * Lifetimes: the file holds the exported state; each imported event holds
+ * it too; the producing context holds it while the point is pending. The
+ * descriptor may be closed at once after an import, and either side may
+ * close first or be killed. The module cannot be unloaded while an
+ * exported file is open.
+ */
+
+/**
+ * struct accel_event_export - export an event's point as a file descriptor
+ * @event: in: a plain event of this context (not a user event, not an
+ *	imported one).
+ * @flags: in: must be zero.
+ * @fd: out: the new file descriptor, close-on-exec.
+ * @pad: must be zero.
+ *
+ * A never-recorded event, or one whose point retired, exports a point
+ * that is done at once (status 0, or ``-EIO`` if it failed).
+ *
+ * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` nonzero @flags or @pad,
+ * a user event or an imported event; ``-ENOSPC`` the context has
+ * %ACCEL_EXPORT_MAX_PENDING exports pending already; ``-EMFILE`` the
+ * process has RLIMIT_NOFILE descriptors open; ``-ENFILE``; ``-ENOMEM``.
+ * On error no descriptor is made and @fd is not written.
+ */
+struct accel_event_export {
+	__u32 event;
+	__u32 flags;
+	__s32 fd;
+	__u32 pad;
+};
+
+/** @ACCEL_EXPORT_MAX_PENDING: most exported points pending per context. */
+#define ACCEL_EXPORT_MAX_PENDING	4096
+
+/**
+ * struct accel_event_import - import an exported event
+ * @fd: in: a descriptor returned by %ACCEL_IOC_EVENT_EXPORT (in any
+ *	process), or one passed from it.
+ * @flags: in: must be zero.
+ * @handle: out: the new event's handle (%ACCEL_EVENT_IMPORTED).
+ * @pad: must be zero.
+ *
+ * The descriptor is not consumed: close it when done with it.
+ *
+ * Errors: ``-EBADF`` @fd is not an open descriptor; ``-EINVAL`` nonzero
+ * @flags or @pad, or @fd is not an exported accelstream event;
+ * ``-ENOSPC`` too many events; ``-ENOMEM``.
+ */
+struct accel_event_import {
+	__s32 fd;
+	__u32 flags;
+	__u32 handle;
 	__u32 pad;
 };
 
@@ -951,6 +1059,8 @@ struct accel_device_select {
 #define ACCEL_IOC_EVENT_ELAPSED	_IOWR(ACCEL_IOC_MAGIC, 0x34, struct accel_event_elapsed)
 #define ACCEL_IOC_EVENT_SIGNAL	_IOW(ACCEL_IOC_MAGIC, 0x35, struct accel_event_signal)
 #define ACCEL_IOC_WAIT		_IOWR(ACCEL_IOC_MAGIC, 0x36, struct accel_wait)
+#define ACCEL_IOC_EVENT_EXPORT	_IOWR(ACCEL_IOC_MAGIC, 0x37, struct accel_event_export)
+#define ACCEL_IOC_EVENT_IMPORT	_IOWR(ACCEL_IOC_MAGIC, 0x38, struct accel_event_import)
 
 /* Executor protocol. */
 #define ACCEL_IOC_EXEC_ATTACH	_IOW(ACCEL_IOC_MAGIC, 0x40, struct accel_exec_attach)

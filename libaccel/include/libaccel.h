@@ -1029,6 +1029,107 @@ int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
 			    uint64_t value, unsigned int flags);
 
 /* ------------------------------------------------------------------ */
+/* Descriptors other code waits on (1.4)                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * accel_context_get_fd() - a file descriptor that polls readable on progress
+ * @ctx: the context, NULL for the current one
+ *
+ * Returns a descriptor for an event loop: it polls readable (POLLIN,
+ * EPOLLIN) while descriptors of @ctx retired since it was last read, and
+ * read(2) of 8 bytes returns how many (a native-endian uint64_t) and
+ * resets the count: the read is the acknowledgement, as for a
+ * non-semaphore eventfd(2). Over the module it is the context's device
+ * file; in process it is an eventfd the transport counts retirements into
+ * from then on. The count includes descriptors libaccel queues for itself
+ * (staging, host functions): on a wake-up, query or synchronize what you
+ * wait for. The descriptor belongs to @ctx: do not close it; it stays
+ * valid until accel_context_destroy(). Calling it again returns the same
+ * descriptor.
+ *
+ * CUDA / AscendCL: none (the role of an io_uring's registered eventfd)
+ *
+ * Return: the descriptor (not negative) on success, or a negative errno
+ * value (errno is never set):
+ *
+ * * %-EINVAL - @ctx is a handle of another type
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-EMFILE - in process: the process has no descriptor left for the eventfd
+ * * %-ENFILE - in process: the system has no file left
+ * * %-ENOMEM - in process: out of memory
+ * * %-ENOTRECOVERABLE - the context is lost
+ */
+int accel_context_get_fd(accel_context *ctx);
+
+/**
+ * accel_event_export_fd() - export an event's point as a file descriptor
+ * @event: an event that is not a host event nor an imported one
+ * @fd: where the new descriptor (close-on-exec) is stored
+ *
+ * Captures the point @event holds now (its last record; a later record
+ * does not move it) as a new descriptor, which polls readable once that
+ * point is done, and stays so. The caller owns it: pass it to another
+ * process over a Unix socket (SCM_RIGHTS) or keep it for an event loop,
+ * and close it when done. accel_event_import_fd() makes it an event of
+ * any context. The point is done when it retired, or with an error when
+ * it can never retire: its stream failed, or the producing context went
+ * away first (destroyed, or its process exited or was killed). An export
+ * never stays pending because its producer died.
+ *
+ * CUDA / AscendCL: cudaIpcGetEventHandle (CUDA's handle is no descriptor
+ * and follows later records); AscendCL has no equivalent (the closest is
+ * aclrtIpcMemGetExportKey for memory)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @fd is NULL, @event is not an event, or it is a host event
+ *   or an imported event
+ * * %-ENOENT - @event is stale or unknown
+ * * %-ENOSPC - 4096 exports of the context are pending already
+ * * %-EMFILE - the process has no descriptor left
+ * * %-ENFILE - the system has no file left
+ * * %-ENOMEM - out of memory
+ * * %-EACCES - the context was created by another process
+ * * %-ENOTRECOVERABLE - the context is lost
+ */
+int accel_event_export_fd(accel_event_t event, int *fd);
+
+/**
+ * accel_event_import_fd() - an event of a context from an exported descriptor
+ * @ctx: the context, NULL for the current one
+ * @fd: a descriptor from accel_event_export_fd(), in this process or another
+ * @event: where the new event is stored
+ *
+ * The new @event holds the exported point for good: accel_stream_wait_event(),
+ * accel_event_synchronize(), accel_event_wait() and accel_event_query()
+ * work on it as on any event; a point done with an error fails them with
+ * -EIO (a stream that waits on it fails, sticky). It cannot be recorded
+ * nor timed (-EINVAL). @fd is not consumed: close it when you like.
+ * Destroy @event with accel_event_destroy(). Over the module any process
+ * may import; in process only exports of this process that are still
+ * pending, or any that is done. With the cuda backend a stream wait on it
+ * is ordered on the host: the wait is issued to CUDA once the point is
+ * done, with nothing left to wait for on the device.
+ *
+ * CUDA / AscendCL: cudaIpcOpenEventHandle; AscendCL has no equivalent
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EBADF - @fd is not an open descriptor
+ * * %-EINVAL - @event is NULL, @ctx is not a context, or @fd is not an
+ *   exported event (in process: a pending export of another process)
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOSPC - the context has 65536 events already
+ * * %-ENOMEM - out of memory
+ * * %-EACCES - the context was created by another process
+ * * %-ENOTRECOVERABLE - the context is lost
+ */
+int accel_event_import_fd(accel_context *ctx, int fd, accel_event_t *event);
+
+/* ------------------------------------------------------------------ */
 /* Host functions                                                     */
 /* ------------------------------------------------------------------ */
 

@@ -69,10 +69,16 @@ static int kernel_mmap(struct accel_transport *tp, uint64_t offset,
 	return 0;
 }
 
+static int kernel_get_fd(struct accel_transport *tp)
+{
+	return tp->fd;
+}
+
 const struct accel_transport_ops accel_transport_kernel = {
 	.name = "kernel",
 	.open = kernel_open,
 	.close = kernel_close,
 	.ioctl = kernel_ioctl,
 	.mmap = kernel_mmap,
+	.get_fd = kernel_get_fd,
 };

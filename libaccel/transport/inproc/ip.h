@@ -15,7 +15,9 @@
  * command and by the workers, never nested with another lock of this
  * transport. Workers drop it around the memcpy of a COPY; the entry's
  * region references keep both sides alive meanwhile. The fetch, done and
- * desc scratch slots are lock-free (one atomic exchange each).
+ * desc scratch slots are lock-free (one atomic exchange each). Exported
+ * events add one process-wide lock, ip_xlock, taken under a context's
+ * lock and never the other way round (ip_export.c).
  */
 #ifndef ACCEL_IP_H
 #define ACCEL_IP_H
@@ -79,6 +81,7 @@ struct ip_stream {
 	bool exited;		/* worker returned */
 	bool reap;		/* on the reap list: join and free */
 	bool copying;		/* the worker is in a memcpy, lock dropped */
+	struct ip_node exports;	/* pending ip_xevent, by seq (ip_export.c) */
 };
 
 struct ip_event {
@@ -127,6 +130,21 @@ struct ip_ctx {
 	u32 device;
 	u64 dev_bytes[ASC_MAX_DEVICES];	/* device memory on each device */
 	long page_size;
+	/* Exported points pending on this context's streams. */
+	u32 nexports;
+	/* Imported events' ip_import (ip_export.c). */
+	struct ip_node imports;
+	/*
+	 * Imports whose exported point is done, for the notifier thread to
+	 * retire; @xq and @xstop under ip_export.c's ip_xlock, with @xcond.
+	 */
+	struct ip_node xq;
+	pthread_cond_t xcond;
+	bool xstop;
+	bool xthread_started;
+	pthread_t xthread;
+	/* The completion eventfd, -1 until asked for (ip_ctx_get_fd()). */
+	int efd;
 };
 
 /* The public transport type is our context. */
@@ -211,6 +229,16 @@ int ip_wait(struct ip_ctx *c, void *arg);
 /* ip_engine.c */
 void ip_retire_locked(struct ip_stream *s, int status);
 void *ip_stream_worker(void *arg);
+
+/* ip_export.c */
+int ip_event_export(struct ip_ctx *c, void *arg);
+int ip_event_import(struct ip_ctx *c, void *arg);
+void ip_export_retired_locked(struct ip_stream *s);
+void ip_export_ctx_close(struct ip_ctx *c);
+void ip_import_free_locked(struct asc_timeline *tl);
+void ip_import_ctx_close(struct ip_ctx *c);
+int ip_ctx_get_fd(struct accel_transport *tp);
+void ip_ctx_count_retired_locked(struct ip_ctx *c, u64 n);
 
 /* ip_exec.c */
 int ip_exec_attach(struct ip_ctx *c, void *arg);

@@ -124,9 +124,15 @@ void ip_process_release(struct ip_ctx *c, struct asc_release *rel)
 {
 	unsigned int i;
 
-	for (i = 0; i < rel->ntl; i++)
-		ip_stream_maybe_free_locked(container_of(rel->tl[i],
-						      struct ip_stream, tl));
+	for (i = 0; i < rel->ntl; i++) {
+		if (rel->tl[i]->import && !rel->tl[i]->refs)
+			ip_import_free_locked(rel->tl[i]);
+		else if (rel->tl[i]->import)
+			continue;
+		else
+			ip_stream_maybe_free_locked(container_of(rel->tl[i],
+							struct ip_stream, tl));
+	}
 	for (i = 0; i < rel->nregion; i++)
 		ip_region_free_locked(c, container_of(rel->region[i],
 						   struct ip_region, core));
@@ -160,7 +166,8 @@ static int ip_get_info(struct ip_ctx *c, void *arg)
 
 	if (ret)
 		return ret;
-	asc_info_fill(info, ASC_CAPS, c->max_pinned_bytes, c->max_device_bytes,
+	asc_info_fill(info, ASC_CAPS,
+		      c->max_pinned_bytes, c->max_device_bytes,
 		      (u32)c->page_size);
 	info->devices = c->ndevices;
 	return 0;
@@ -280,6 +287,7 @@ static int inproc_open(struct accel_transport **tpp)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cond, &attr);
 	pthread_cond_init(&c->exec_cond, &attr);
+	pthread_cond_init(&c->xcond, &attr);
 	pthread_condattr_destroy(&attr);
 	pthread_once(&ip_atfork_once, ip_atfork_init);
 	c->fork_gen = atomic_load(&ip_fork_gen);
@@ -294,6 +302,9 @@ static int inproc_open(struct accel_transport **tpp)
 	node_init(&c->all_regions);
 	node_init(&c->all_streams);
 	node_init(&c->all_events);
+	node_init(&c->imports);
+	node_init(&c->xq);
+	c->efd = -1;
 	*tpp = tp;
 	return 0;
 }
@@ -315,6 +326,13 @@ static void inproc_close(struct accel_transport *tp)
 
 		pthread_join(s->thread, NULL);
 	}
+	/* Nothing retires any more: imports go, pending exports fail. */
+	ip_import_ctx_close(c);
+	pthread_mutex_lock(&c->lock);
+	ip_export_ctx_close(c);
+	pthread_mutex_unlock(&c->lock);
+	if (c->efd >= 0)
+		close(c->efd);
 	while (c->all_streams.next != &c->all_streams) {
 		n = c->all_streams.next;
 		node_del(n);
@@ -334,6 +352,7 @@ static void inproc_close(struct accel_transport *tp)
 	free(atomic_load(&c->fetch_buf));
 	free(atomic_load(&c->done_buf));
 	free(atomic_load(&c->desc_buf));
+	pthread_cond_destroy(&c->xcond);
 	pthread_cond_destroy(&c->exec_cond);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
@@ -346,4 +365,5 @@ const struct accel_transport_ops accel_transport_inproc = {
 	.close = inproc_close,
 	.ioctl = inproc_ioctl,
 	.mmap = ip_mem_mmap,
+	.get_fd = ip_ctx_get_fd,
 };

@@ -14,6 +14,9 @@ void ip_retire_locked(struct ip_stream *s, int status)
 
 	asc_retire_head(&s->tl, &s->q, status, now_ns(), &rel);
 	ip_process_release(c, &rel);
+	if (s->exports.next != &s->exports)
+		ip_export_retired_locked(s);
+	ip_ctx_count_retired_locked(c, 1);
 	if (s->dead && !s->q.count)
 		pthread_cond_broadcast(&c->exec_cond);
 	if (!c->quiet_retire)

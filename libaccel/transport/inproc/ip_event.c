@@ -91,7 +91,7 @@ int ip_event_query(struct ip_ctx *c, void *arg)
 		pthread_mutex_unlock(&c->lock);
 		return -ENOENT;
 	}
-	if (ev->core.point.tl) {
+	if (ev->core.point.tl && !ev->core.point.tl->import) {
 		struct ip_stream *s = container_of(ev->core.point.tl,
 						   struct ip_stream, tl);
 

@@ -42,6 +42,7 @@ int ip_stream_create(struct ip_ctx *c, void *arg)
 	if (!s)
 		return -ENOMEM;
 	node_init(&s->node);
+	node_init(&s->exports);
 	s->ctx = c;
 	s->flags = sc->flags;
 	s->priority = asc_clamp_priority(sc->priority);
