@@ -100,7 +100,8 @@ static void as_xevent_signal(struct as_xevent *x, int status)
 	smp_store_release(&x->done, true);
 	list_for_each_entry_safe(imp, tmp, &x->importers, xnode) {
 		list_del_init(&imp->xnode);
-		queue_work(as_wq, &imp->work);
+		/* Any engine's queue: the work only takes the importer's lock. */
+		queue_work(as_devices[0].wq, &imp->work);
 	}
 	spin_unlock(&x->lock);
 	wake_up_all(&x->wq);
