@@ -334,7 +334,8 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 	}
 	if (r->pool && a->kind == LA_REGION_DEVICE) {
 		/* accel_free() of an accel_malloc_async() block. */
-		a->ret = accel_pool_free_locked(ctx, r, a->ptr, 0, 0);
+		a->ret = ctx->forked ? -EACCES :
+			 accel_pool_free_locked(ctx, r, a->ptr, 0, 0);
 		pthread_mutex_unlock(&ctx->lock);
 		return 1;
 	}

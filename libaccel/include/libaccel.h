@@ -564,7 +564,9 @@ int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
  * @dev_ptr: an address accel_malloc() returned
  *
  * Frees an accel_malloc() allocation; copies already queued on it complete
- * first (cudaFreeAsync semantics, never undefined).
+ * first (cudaFreeAsync semantics, never undefined). An accel_malloc_async()
+ * allocation goes back to its pool in no stream's order: it is handed out
+ * again once every copy naming it retired.
  *
  * CUDA / AscendCL: cudaFree / cudaFreeAsync, aclrtFree
  *
@@ -572,7 +574,8 @@ int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
  *
  * * %-EINVAL - @dev_ptr is NULL, or points inside an allocation or at memory
  *   of another kind
- * * %-ENOENT - no live context knows @dev_ptr
+ * * %-ENOENT - no live context knows @dev_ptr, or it is an
+ *   accel_malloc_async() allocation freed already
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing
  */
@@ -624,7 +627,8 @@ enum accel_memcpy_kind {
  * * %-ENOENT - @stream is stale or unknown, or a buffer was freed
  *   concurrently
  * * %-EFAULT - a pageable source cannot be read, or a pageable destination
- *   cannot be written
+ *   cannot be written; or @dst or @src is stream-ordered pool memory that
+ *   is not allocated (freed with accel_free_async() or accel_free())
  * * %-ENOMEM - no memory for staging, or the pinning limit allows not even
  *   one staging chunk (accel_last_error_string(3) names the limit)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
