@@ -679,7 +679,8 @@ int accel_pool_resolve_locked(struct accel_ctx *ctx,
 				"it was freed, or never handed out by accel_malloc_async()");
 		return -EFAULT;
 	}
-	if (bytes > b->req - (off - b->off))
+	/* Past what was asked for (the rounding included): out of bounds. */
+	if (off - b->off >= b->req || bytes > b->req - (off - b->off))
 		return -EINVAL;
 	*offset = off;
 	*blk = b;

@@ -125,6 +125,11 @@ static int use_after_free_efault(void)
 				     ACCEL_MEMCPY_H2D), -EINVAL);
 	CHECK_OK(accel_memcpy_async(s, (char *)a + 50, h, 50,
 				    ACCEL_MEMCPY_H2D));
+	/* In the block's rounding, past the 100 bytes: no copy's. */
+	CHECK_RET(accel_memcpy_async(s, (char *)a + 200, h, 8,
+				     ACCEL_MEMCPY_H2D), -EINVAL);
+	CHECK_RET(accel_memcpy_async(s, h, (char *)a + 100, 1,
+				     ACCEL_MEMCPY_D2H), -EINVAL);
 	CHECK_OK(accel_free_async(s, a));
 	CHECK_RET(accel_memcpy_async(s, a, h, 64, ACCEL_MEMCPY_H2D), -EFAULT);
 	CHECK(strstr(accel_last_error_string(), "freed"));
