@@ -182,14 +182,20 @@ static void block_free(struct pool_block *b)
 	free(b);
 }
 
+/*
+ * Room for one point more than the block has and its busy copies may add
+ * (each adds at most one), so that recording one never fails.
+ */
 static int block_reserve_point(struct pool_block *b)
 {
+	unsigned int need = b->npts + b->busy + 1, cap;
 	struct pool_point *n;
-	unsigned int cap;
 
-	if (b->npts < b->cappts)
+	if (need <= b->cappts)
 		return 0;
 	cap = b->cappts ? b->cappts * 2 : 2;
+	while (cap < need)
+		cap *= 2;
 	n = realloc(b->pts, cap * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
