@@ -153,6 +153,14 @@ struct xbuf {
 	 * holds the stream-order bytes, which libaccel may not deliver.
 	 */
 	unsigned int order_step;
+	/*
+	 * DEVICE from accel_malloc_async() on stream @astr. Copies on another
+	 * stream are the caller's to order after the allocation (the pool
+	 * may have handed back a block the allocating stream still uses):
+	 * the interpreter does not, so such a buffer's bytes are unknown.
+	 */
+	bool async, racy;
+	int astr;
 };
 
 /*
@@ -1070,6 +1078,65 @@ static void op_release(struct in *in, enum bk kind)
 		check_intact(i, call, r);
 }
 
+/* accel_malloc_async() or accel_free_async() on a stream. */
+static void op_pool(struct in *in)
+{
+	uint8_t v = rd8(in);
+	int s, c, i, r;
+	accel_stream_t h = str_handle(in, &s);
+	struct xbuf *b;
+	void *p = NULL;
+	size_t len;
+	bool base;
+
+	c = str_ctx(s);
+	if (!(v & 1)) {
+		i = free_buf_slot();
+		len = pick_alloc_size(in);
+		if (i < 0 || st.live_bytes + len > 4 * st.o->max_buf)
+			return;
+		r = accel_malloc_async(h, &p, len);
+		trace("accel_malloc_async(str%d, %zu) = %s -> buf%d %p", s, len,
+		      err(r), i, p);
+		if (r)
+			return;
+		if (c < 0 || !len)
+			violation("accel_malloc_async on a dead stream or of 0 bytes returned 0");
+		if (s < NSTR && st.str[s].failed)
+			violation("accel_malloc_async on failed stream %d returned 0 (errors are sticky)", s);
+		if (buf_at(p) >= 0)
+			violation("accel_malloc_async returned %p, inside live buffer %d",
+				  p, buf_at(p));
+		buf_new(i, BK_DEVICE, p, len, (len + 255) & ~(size_t)255, c, 0);
+		st.buf[i].tainted = true;
+		st.buf[i].async = true;
+		st.buf[i].astr = s;
+		return;
+	}
+	p = release_ptr(in, &i);
+	if (i < 0)
+		i = buf_at(p);
+	b = i >= 0 ? &st.buf[i] : NULL;
+	base = b && p == b->p && b->async && b->ctx == c;
+	if (b && staged_dst_pending(i))
+		return;
+	r = accel_free_async(h, p);
+	trace("accel_free_async(str%d, %p%s) = %s", s, p,
+	      b ? (base ? " base" : " other") : "", err(r));
+	if (!r) {
+		if (!base)
+			violation("accel_free_async(%p) returned 0, but it is no accel_malloc_async() buffer's base in the stream's context",
+				  p);
+		if (s < NSTR && st.str[s].failed)
+			violation("accel_free_async on failed stream %d returned 0 (errors are sticky)", s);
+		/* Its address is the pool's, handed out again: not stale. */
+		buf_forget(i, false);
+		return;
+	}
+	if (b)
+		check_intact(i, "accel_free_async", r);
+}
+
 /* ---- registration ------------------------------------------------------- */
 
 static bool reg_start_taken(const void *p)
@@ -1460,6 +1527,12 @@ static void copy_queued(struct copy *cp, const char *call, bool check)
 				st.buf[q->dbuf].tainted = true;
 		}
 	}
+	if (db->async && (db->racy || cp->s != db->astr)) {
+		db->racy = true;
+		taint = true;
+	}
+	if (sb && sb->async && cp->s != sb->astr)
+		taint = true;
 	if (!taint && (cp->d.off + cp->n > db->map_len ||
 		       cp->sr.off + cp->n > sb->map_len))
 		taint = true;
@@ -2102,7 +2175,8 @@ static const char *const op_name[32] = {
 	"memcpy_async", "memcpy_async", "memcpy_async", "memcpy_async",
 	"memcpy_batch_async", "event_create", "event_destroy", "event",
 	"event", "event_wait", "event_signal", "stream_wait_value",
-	"launch_host_func", "stream_sync", "scribble", "verify/fork/current",
+	"launch_host_func", "stream_sync", "malloc_async/free_async",
+	"verify/fork/current",
 };
 
 static void step(struct in *in)
@@ -2134,7 +2208,7 @@ static void step(struct in *in)
 	case 27:		op_wait_value(in); break;
 	case 28:		op_host_func(in); break;
 	case 29:		op_stream_sync(in); break;
-	case 30:		op_scribble(in); break;
+	case 30:		op_pool(in); break;
 	default:
 		switch (op >> 5) {
 		case 0: case 1: case 2: verify(); break;

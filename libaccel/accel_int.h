@@ -78,10 +78,16 @@ struct accel_region {
 	unsigned int flags;
 	bool cuda_pinned;	/* cuda backend: cudaHostRegister'ed */
 	int device;		/* DEVICE: the device whose memory it is */
+	/*
+	 * DEVICE: a chunk of the stream-ordered pool (mempool.c), whose
+	 * blocks accel_malloc_async() hands out; NULL for accel_malloc().
+	 */
+	struct accel_pool_chunk *pool;
 };
 
 struct accel_hostfn_job;
 struct accel_staging;
+struct accel_pool;
 
 struct accel_ctx {
 	struct accel_obj obj;
@@ -136,6 +142,8 @@ struct accel_ctx {
 	 */
 	pthread_mutex_t dev_lock;
 	int device;
+	/* The stream-ordered pool (mempool.c), under @lock; made on first use. */
+	struct accel_pool *pool;
 };
 
 /* Streams and events of a context, so that destroying it kills them. */
@@ -234,6 +242,39 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
 			  size_t map_len);
 void accel_regions_teardown(struct accel_ctx *ctx);
+/* Enter @r in the table (-ENOMEM), or take it out; under ctx->lock. */
+int accel_region_insert_locked(struct accel_ctx *ctx,
+			       const struct accel_region *r);
+void accel_region_remove_locked(struct accel_ctx *ctx, struct accel_region *r);
+
+/*
+ * The stream-ordered pool (mempool.c). Every call that queues work naming
+ * device memory resolves a pool chunk's pointer with
+ * accel_pool_resolve_locked() (-EFAULT: not allocated, -EINVAL: past the
+ * allocation), marks the block with accel_pool_use_begin_locked() under
+ * the same hold of ctx->lock, and after its submit (done or not) calls
+ * accel_pool_use_end() with the stream and the last sequence number
+ * queued: a freed block is never reused before that work retired.
+ */
+struct pool_block;
+int accel_pool_resolve_locked(struct accel_ctx *ctx,
+			      const struct accel_region *r, uintptr_t ptr,
+			      size_t bytes, uint64_t *offset,
+			      struct pool_block **blk);
+int accel_pool_use_begin_locked(struct pool_block *b);
+void accel_pool_use_end(struct accel_ctx *ctx, struct pool_block *b,
+			uint32_t kstream, uint64_t seq, bool queued);
+/* accel_free() of a pool block (@kstream 0) or accel_free_async(). */
+int accel_pool_free_locked(struct accel_ctx *ctx,
+			   const struct accel_region *r, uintptr_t ptr,
+			   uint32_t kstream, uint64_t seq);
+/* A stream's handle is about to go: its points move to a tomb event. */
+void accel_pool_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
+/* A synchronization returned: give back what is above the threshold. */
+void accel_pool_sync(struct accel_ctx *ctx);
+/* Reap and trim to @keep bytes (an allocation hit the memory limit). */
+void accel_pool_trim(struct accel_ctx *ctx, size_t keep);
+void accel_pool_teardown(struct accel_ctx *ctx);
 /* The transport's own region calls (memory.c), for the backends. */
 int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 			uint32_t *handle, uint64_t *offset);

@@ -321,6 +321,7 @@ static void ctx_release(struct accel_obj *obj)
 	accel_backend_stop(ctx);
 	accel_staging_stop(ctx);
 	accel_regions_teardown(ctx);
+	accel_pool_teardown(ctx);
 	accel_staging_teardown(ctx);
 	ctx->ops->close(ctx->tp);
 	ctx->backend->teardown(ctx);

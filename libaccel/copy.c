@@ -18,6 +18,7 @@ struct side {
 	struct accel_region r;
 	uint32_t handle;
 	uint64_t offset;
+	struct pool_block *blk;	/* an accel_malloc_async() block */
 };
 
 struct check_done {
@@ -47,7 +48,8 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 
 	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
 		accel_set_error("the copy %s %p was staged through the pinned staging pool like pageable memory: %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
-				what, ptr, ptr, region_kind_call[r.kind],
+				what, ptr, ptr, r.pool ? "accel_malloc_async()" :
+				region_kind_call[r.kind],
 				(unsigned long long)owner,
 				(unsigned long long)ctx->handle);
 		once = &warned_foreign;
@@ -73,13 +75,47 @@ static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
 	r = accel_region_find_locked(ctx, (uintptr_t)ptr);
 	if (!r)
 		return 0;
-	if (bytes > r->size - ((uintptr_t)ptr - r->base))
+	if (r->pool) {
+		int ret = accel_pool_resolve_locked(ctx, r, (uintptr_t)ptr,
+						    bytes, &s->offset, &s->blk);
+
+		if (ret)
+			return ret;
+	} else if (bytes > r->size - ((uintptr_t)ptr - r->base)) {
 		return -EINVAL;
+	} else {
+		s->offset = (uintptr_t)ptr - r->base;
+	}
 	s->found = true;
 	s->r = *r;
 	s->handle = r->handle;
-	s->offset = (uintptr_t)ptr - r->base;
 	return 0;
+}
+
+/* Pool blocks a call names, busy from resolve until its submit. */
+struct uses {
+	struct pool_block **blk;
+	unsigned int n;
+};
+
+static int uses_begin_locked(struct uses *u, struct pool_block *b)
+{
+	int ret;
+
+	if (!b)
+		return 0;
+	ret = accel_pool_use_begin_locked(b);
+	if (!ret)
+		u->blk[u->n++] = b;
+	return ret;
+}
+
+/* The submit is over: what was queued (@queued) ends at @seq. */
+static void uses_end(struct accel_ctx *ctx, struct uses *u, uint32_t kstream,
+		     uint64_t seq, bool queued)
+{
+	while (u->n)
+		accel_pool_use_end(ctx, u->blk[--u->n], kstream, seq, queued);
 }
 
 static bool is_device(const struct side *s)
@@ -146,9 +182,11 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	struct accel_stream_impl *s;
 	struct accel_ctx *ctx;
 	struct side d, sr;
+	struct pool_block *blks[2];
+	struct uses u = { .blk = blks };
 	struct accel_desc desc;
 	bool check;
-	uint64_t seq;
+	uint64_t seq = 0;
 	int ret;
 
 	if (!dst || !src || (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
@@ -165,6 +203,10 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	ret = resolve_locked(ctx, dst, bytes, &d);
 	if (!ret)
 		ret = resolve_locked(ctx, src, bytes, &sr);
+	if (!ret && bytes)
+		ret = uses_begin_locked(&u, d.blk);
+	if (!ret && bytes)
+		ret = uses_begin_locked(&u, sr.blk);
 	pthread_mutex_unlock(&ctx->lock);
 	if (!ret)
 		ret = check_kind(kind, &d, &sr);
@@ -219,6 +261,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		desc.length = bytes;
 		ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
 	}
+	uses_end(ctx, &u, s->kstream, seq, !ret);
 	if (ret) {
 		accel_check_done(dst_token);
 		goto out;
@@ -229,6 +272,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	queue_check_done(s, src_token, dst_token);
 
 out:
+	uses_end(ctx, &u, s->kstream, 0, false);
 	accel_stream_put(s);
 	return ret;
 }
@@ -237,7 +281,8 @@ out:
 static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 				const void *src, size_t bytes,
 				enum accel_memcpy_kind kind,
-				struct accel_desc *desc, bool *pinned)
+				struct accel_desc *desc, bool *pinned,
+				struct uses *u)
 {
 	struct side d, sr;
 	int ret;
@@ -251,6 +296,10 @@ static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 		ret = resolve_locked(ctx, src, bytes, &sr);
 	if (!ret)
 		ret = check_kind(kind, &d, &sr);
+	if (!ret && bytes)
+		ret = uses_begin_locked(u, d.blk);
+	if (!ret && bytes)
+		ret = uses_begin_locked(u, sr.blk);
 	if (ret)
 		return ret;
 	*pinned = d.found && sr.found;
@@ -271,9 +320,11 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 {
 	ACCEL_API_ENTER();
 	struct accel_stream_impl *s;
+	struct uses u = { .blk = NULL };
 	struct accel_desc *descs;
 	struct accel_ctx *ctx;
 	bool pinned = true;
+	uint64_t seq = 0;
 	size_t i, n = 0;
 	int ret = 0;
 
@@ -293,16 +344,17 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 		goto out;
 	}
 	descs = malloc(count * sizeof(*descs));
-	if (!descs) {
+	u.blk = malloc(2 * count * sizeof(*u.blk));
+	if (!descs || !u.blk) {
 		ret = -ENOMEM;
-		goto out;
+		goto out_free;
 	}
 	pthread_mutex_lock(&ctx->lock);
 	for (i = 0; i < count && !ret && pinned; i++) {
 		bool p = false;
 
 		ret = batch_resolve_locked(ctx, dsts[i], srcs[i], sizes[i],
-					   kind, &descs[n], &p);
+					   kind, &descs[n], &p, &u);
 		pinned = p;
 		if (!ret && sizes[i])
 			n++;
@@ -311,6 +363,7 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	if (ret)
 		goto out_free;
 	if (!pinned || accel_check_enabled()) {
+		uses_end(ctx, &u, s->kstream, 0, false);
 		/* Staging or watching: copy by copy, in order. */
 		for (i = 0; i < count && !ret; i++)
 			ret = accel_memcpy_async(stream, dsts[i], srcs[i],
@@ -319,10 +372,13 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	}
 	/* One submission: one fetch, one cudaMemcpyBatchAsync. */
 	if (n)
-		ret = accel_submit(ctx, s->kstream, descs, (uint32_t)n, NULL);
+		ret = accel_submit(ctx, s->kstream, descs, (uint32_t)n, &seq);
 	else
 		ret = accel_stream_error(s);
+	uses_end(ctx, &u, s->kstream, seq, n && !ret);
 out_free:
+	uses_end(ctx, &u, s->kstream, 0, false);
+	free(u.blk);
 	free(descs);
 out:
 	accel_stream_put(s);

@@ -203,6 +203,9 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 	ents[0].event = ev->kevent;
 	ret = accel_kwait_user(ev->child.ctx, ents, 1, ACCEL_WAIT_ALL,
 			       timeout_ns, NULL);
+	/* A synchronization point: the pool gives back what is idle. */
+	if (!ret)
+		accel_pool_sync(ev->child.ctx);
 	event_put(ev);
 	return ret;
 }

@@ -67,8 +67,8 @@ static bool region_overlaps_locked(struct accel_ctx *ctx, uintptr_t base,
 	return false;
 }
 
-static int region_insert_locked(struct accel_ctx *ctx,
-				const struct accel_region *r)
+int accel_region_insert_locked(struct accel_ctx *ctx,
+			       const struct accel_region *r)
 {
 	unsigned int i;
 
@@ -90,7 +90,7 @@ static int region_insert_locked(struct accel_ctx *ctx,
 	return 0;
 }
 
-static void region_remove_locked(struct accel_ctx *ctx, struct accel_region *r)
+void accel_region_remove_locked(struct accel_ctx *ctx, struct accel_region *r)
 {
 	unsigned int i = (unsigned int)(r - ctx->regions);
 
@@ -182,7 +182,7 @@ static int region_publish(struct accel_ctx *ctx, struct accel_region *r)
 	int ret;
 
 	pthread_mutex_lock(&ctx->lock);
-	ret = region_insert_locked(ctx, r);
+	ret = accel_region_insert_locked(ctx, r);
 	pthread_mutex_unlock(&ctx->lock);
 	if (ret)
 		region_undo(ctx, r);
@@ -267,7 +267,7 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	r.handle = reg.handle;
 	r.flags = flags;
 	ctx->backend->host_pin(ctx, &r);
-	ret = region_insert_locked(ctx, &r);
+	ret = accel_region_insert_locked(ctx, &r);
 	if (ret)
 		region_undo(ctx, &r);
 out_unlock:
@@ -295,6 +295,11 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 	pthread_mutex_lock(&ctx->dev_lock);
 	r.device = ctx->device;
 	ret = ctx->backend->device_alloc(ctx, size, &r);
+	if (ret == -ENOMEM) {
+		/* The stream-ordered pool's idle chunks are memory too. */
+		accel_pool_trim(ctx, 0);
+		ret = ctx->backend->device_alloc(ctx, size, &r);
+	}
 	pthread_mutex_unlock(&ctx->dev_lock);
 	if (ret)
 		goto out;
@@ -331,7 +336,14 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 		pthread_mutex_unlock(&ctx->lock);
 		return 0;
 	}
-	if (r->base != a->ptr || r->kind != a->kind) {
+	if (r->pool && a->kind == LA_REGION_DEVICE) {
+		/* accel_free() of an accel_malloc_async() block. */
+		a->ret = ctx->forked ? -EACCES :
+			 accel_pool_free_locked(ctx, r, a->ptr, 0, 0);
+		pthread_mutex_unlock(&ctx->lock);
+		return 1;
+	}
+	if (r->base != a->ptr || r->kind != a->kind || r->pool) {
 		pthread_mutex_unlock(&ctx->lock);
 		a->ret = -EINVAL;
 		return 1;
@@ -345,7 +357,7 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 		return 1;
 	}
 	copy = *r;
-	region_remove_locked(ctx, r);
+	accel_region_remove_locked(ctx, r);
 	pthread_mutex_unlock(&ctx->lock);
 
 	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);

@@ -40,8 +40,10 @@ static int stream_kill(struct accel_stream_impl *s)
 	 * The kernel handle first (it dies at once; queued work still
 	 * runs): a destroy the driver refuses (-EACCES in a forked child)
 	 * leaves the stream as it was. Of two destroys racing, the driver
-	 * lets one through.
+	 * lets one through. The pool's points on the stream are handed to
+	 * an event first (mempool.c): they retire as its queue drains.
 	 */
+	accel_pool_stream_dead(s->child.ctx, s->kstream);
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	if (ret)
 		return ret;
@@ -352,6 +354,9 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 					       &ss, ss.timeout_ns);
 	if (ret == -ETIME && timeout_ns)
 		ret = stream_sync_wait(s, ss.timeout_ns);
+	/* A synchronization point: the pool gives back what is idle. */
+	if (!ret)
+		accel_pool_sync(s->child.ctx);
 	accel_stream_put(s);
 	return ret;
 }

@@ -567,7 +567,9 @@ int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
  * @dev_ptr: an address accel_malloc() returned
  *
  * Frees an accel_malloc() allocation; copies already queued on it complete
- * first (cudaFreeAsync semantics, never undefined).
+ * first (cudaFreeAsync semantics, never undefined). An accel_malloc_async()
+ * allocation goes back to its pool in no stream's order: it is handed out
+ * again once every copy naming it retired.
  *
  * CUDA / AscendCL: cudaFree / cudaFreeAsync, aclrtFree
  *
@@ -575,7 +577,8 @@ int accel_malloc(accel_context *ctx, void **dev_ptr, size_t size);
  *
  * * %-EINVAL - @dev_ptr is NULL, or points inside an allocation or at memory
  *   of another kind
- * * %-ENOENT - no live context knows @dev_ptr
+ * * %-ENOENT - no live context knows @dev_ptr, or it is an
+ *   accel_malloc_async() allocation freed already
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing
  */
@@ -627,7 +630,8 @@ enum accel_memcpy_kind {
  * * %-ENOENT - @stream is stale or unknown, or a buffer was freed
  *   concurrently
  * * %-EFAULT - a pageable source cannot be read, or a pageable destination
- *   cannot be written
+ *   cannot be written; or @dst or @src is stream-ordered pool memory that
+ *   is not allocated (freed with accel_free_async() or accel_free())
  * * %-ENOMEM - no memory for staging, or the pinning limit allows not even
  *   one staging chunk (accel_last_error_string(3) names the limit)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
@@ -1617,6 +1621,182 @@ int accel_device_can_access_peer(accel_context *ctx, int *can_access,
  */
 int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 			    const void *src, int src_device, size_t bytes);
+
+/* ------------------------------------------------------------------ */
+/* Stream-ordered allocation                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * DOC: Stream-ordered allocation
+ *
+ * Each context has one memory pool (CUDA: the device's default
+ * cudaMemPool_t) from which accel_malloc_async() allocates and to which
+ * accel_free_async() returns memory in a stream's order. The pool reserves
+ * device memory in chunks of at least 2 MiB (counted against the context's
+ * device memory limit, as accel_malloc() memory is) and hands out blocks
+ * in multiples of 256 bytes, 256-byte aligned.
+ *
+ * Reuse: a block freed on stream S is reusable at once by work queued on S
+ * after the free, unless a copy queued on another stream still names it;
+ * by any other stream only once the free retired (everything queued on S
+ * before it) and every queued copy that named the block retired, on any
+ * stream. Event dependencies are not followed (CUDA's
+ * cudaMemPoolReuseFollowEventDependencies is off): a stream that waited on
+ * an event recorded after the free still gets the block only once the free
+ * retired. So a block is never handed out while a copy queued on another
+ * stream than the new owner's may still read or write it.
+ *
+ * Release threshold: at every synchronization that returns 0
+ * (accel_stream_synchronize(), accel_event_synchronize(),
+ * accel_context_synchronize()) a pool that reserves more than its release
+ * threshold (0 bytes unless set, as in CUDA) gives back chunks none of
+ * whose bytes is allocated or waiting for a free to retire, until it
+ * reserves no more than the threshold. accel_mem_pool_trim_to() does the
+ * same on demand, and an allocation that would pass the device memory
+ * limit (accel_malloc() and accel_malloc_async() alike) first gives back
+ * every such chunk. Reserved memory is thus bounded by the context's
+ * device memory limit and, at each synchronization, by the threshold plus
+ * what is allocated or pending.
+ */
+
+/**
+ * accel_malloc_async() - allocate device memory in a stream's order
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dev_ptr: where the device address is stored
+ * @size: bytes, not 0
+ *
+ * Allocates @size bytes of device memory from the pool of @stream's
+ * context, usable by work queued on @stream after this call and, once
+ * ordered after it (accel_event_record() on @stream, then
+ * accel_stream_wait_event() or a synchronize), by any other stream of the
+ * context. The memory is not zeroed: it may hold what an earlier
+ * allocation of the same context left. The address is an opaque device
+ * address, as accel_malloc()'s; free it with accel_free_async() or
+ * accel_free(). See "Stream-ordered allocation" in libaccel(7).
+ *
+ * CUDA / AscendCL: cudaMallocAsync (cudaMallocFromPoolAsync with the
+ * device's default pool); AscendCL has no stream-ordered allocator, the
+ * closest being aclrtMalloc (not ordered on a stream)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dev_ptr is NULL, @size is 0, or @stream is a handle of
+ *   another type
+ * * %-ENOMEM - the pool cannot grow: past the context's device memory limit
+ *   even after idle chunks were given back, or out of memory
+ *   (accel_last_error_string(3) gives the pool's figures)
+ * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS);
+ *   each pool chunk is one
+ * * %-EIO - the @stream failed
+ * * %-ENOENT - @stream is stale or unknown
+ * * %-ENODEV - %ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
+ */
+int accel_malloc_async(accel_stream_t stream, void **dev_ptr, size_t size);
+
+/**
+ * accel_free_async() - free device memory in a stream's order
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dev_ptr: an address accel_malloc_async() returned in @stream's context
+ *
+ * Returns the allocation to its pool at this point of @stream's order:
+ * work queued on @stream before the call, and copies queued on any stream,
+ * keep the memory until they retired; work queued on @stream after the
+ * call may get it back at once from accel_malloc_async(). Once the call
+ * returned, queueing a copy that names the memory fails with -EFAULT
+ * until the memory is allocated again. A pointer freed twice gives
+ * -ENOENT while the memory is not allocated again; after that it names
+ * the new allocation, as with any allocator.
+ *
+ * CUDA / AscendCL: cudaFreeAsync; AscendCL has none (aclrtFree, not
+ * ordered on a stream)
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dev_ptr is NULL, points inside an allocation, or is memory
+ *   of another kind (accel_malloc(), accel_host_alloc(), a registration);
+ *   or @stream is a handle of another type
+ * * %-ENOENT - @dev_ptr is no live accel_malloc_async() allocation of the
+ *   stream's context (freed already, or never allocated there), or @stream
+ *   is stale or unknown
+ * * %-EIO - the @stream failed (the memory stays allocated; accel_free(3)
+ *   frees it outside any stream's order)
+ * * %-ENOMEM - out of memory
+ * * %-ENODEV - %ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
+ */
+int accel_free_async(accel_stream_t stream, void *dev_ptr);
+
+/**
+ * accel_mem_pool_set_release_threshold() - bytes the pool keeps
+ * @ctx: the context, NULL for the current one
+ * @bytes: the release threshold in bytes; UINT64_MAX keeps everything
+ *
+ * At each synchronization the pool of @ctx gives idle chunks back to the
+ * device while it reserves more than @bytes (see "Stream-ordered
+ * allocation" in libaccel(7)). The default is 0: every idle chunk goes
+ * back at the next synchronization.
+ *
+ * CUDA / AscendCL: cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)
+ * on the device's default pool; AscendCL has none
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ctx is a handle of another type
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOMEM - out of memory (the pool is made on first use)
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_mem_pool_set_release_threshold(accel_context *ctx, uint64_t bytes);
+
+/**
+ * accel_mem_pool_trim_to() - give idle pool memory back now
+ * @ctx: the context, NULL for the current one
+ * @min_bytes_to_keep: bytes the pool may keep reserved
+ *
+ * Gives the chunks of the pool of @ctx that hold no allocated byte and no
+ * byte waiting for a free to retire back to the device, until the pool
+ * reserves at most @min_bytes_to_keep bytes or no such chunk is left.
+ * Allocated memory and memory whose free has not retired stay.
+ *
+ * CUDA / AscendCL: cudaMemPoolTrimTo on the device's default pool;
+ * AscendCL has none
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ctx is a handle of another type
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_mem_pool_trim_to(accel_context *ctx, size_t min_bytes_to_keep);
+
+/**
+ * accel_mem_pool_get_usage() - what the pool holds
+ * @ctx: the context, NULL for the current one
+ * @reserved: out, bytes of device memory the pool of @ctx reserves
+ * @used: out, bytes of it allocated (each allocation rounded up to 256)
+ *
+ * CUDA / AscendCL: cudaMemPoolGetAttribute(cudaMemPoolAttrReservedMemCurrent,
+ * cudaMemPoolAttrUsedMemCurrent); AscendCL has none
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @reserved or @used is NULL, or @ctx is a handle of another
+ *   type
+ * * %-ENOENT - @ctx is not a live context
+ * * %-ENODEV - @ctx is NULL and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ */
+int accel_mem_pool_get_usage(accel_context *ctx, size_t *reserved,
+			     size_t *used);
 
 #ifdef __cplusplus
 }

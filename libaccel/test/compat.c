@@ -244,6 +244,56 @@ static int cuda_device_queries(void)
 	return T_PASS;
 }
 
+/* Stream-ordered allocation, spelled the CUDA way. */
+static int cuda_malloc_async(void)
+{
+	unsigned char *h, *out;
+	cudaMemPool_t pool;
+	cudaStream_t s;
+	uint64_t v = UINT64_MAX;
+	void *d, *d2;
+	int dev;
+
+	CHECK(cudaGetDevice(&dev) == cudaSuccess);
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	CHECK(cudaMallocHost((void **)&h, 4096) == cudaSuccess);
+	CHECK(cudaMallocHost((void **)&out, 4096) == cudaSuccess);
+	CHECK(cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess);
+	CHECK(cudaDeviceGetDefaultMemPool(&pool, dev + 1) ==
+	      cudaErrorInvalidDevice);
+	CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
+				      &v) == cudaSuccess);
+	CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemCurrent,
+				      &v) == cudaErrorInvalidValue);
+	CHECK(cudaMallocAsync(&d, 4096, s) == cudaSuccess);
+	CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent,
+				      &v) == cudaSuccess && v == 4096);
+	t_fill(h, 4096, 3);
+	CHECK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s) ==
+	      cudaSuccess);
+	CHECK(cudaMemcpyAsync(out, d, 4096, cudaMemcpyDeviceToHost, s) ==
+	      cudaSuccess);
+	CHECK(cudaFreeAsync(d, s) == cudaSuccess);
+	CHECK(cudaFreeAsync(d, s) == cudaErrorInvalidResourceHandle);
+	CHECK(cudaMemcpyAsync(out, d, 64, cudaMemcpyDeviceToHost, s) ==
+	      cudaErrorInvalidValue);
+	CHECK(cudaMallocAsync(&d2, 4096, s) == cudaSuccess && d2 == d);
+	CHECK(cudaFreeAsync(d2, s) == cudaSuccess);
+	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+	CHECK(t_check_fill(out, 4096, 3));
+	CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
+				      &v) == cudaSuccess && v == (2U << 20));
+	CHECK(cudaMemPoolTrimTo(pool, 0) == cudaSuccess);
+	CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
+				      &v) == cudaSuccess && v == 0);
+	/* Stream 0: the thread's default stream, made with the context. */
+	CHECK(cudaMallocAsync(&d, 64, 0) == cudaSuccess);
+	CHECK(cudaFreeAsync(d, 0) == cudaSuccess);
+	CHECK(cudaStreamDestroy(s) == cudaSuccess);
+	drop_primary();
+	return T_PASS;
+}
+
 struct cb_seen {
 	volatile int calls;
 	cudaError_t status;
@@ -350,7 +400,8 @@ static int acl_timeouts_and_status(void)
 
 T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
        T(cuda_memcpy_is_synchronous), T(cuda_device_queries),
-       T(cuda_stream_add_callback_status), T(acl_contexts_and_errors),
+       T(cuda_stream_add_callback_status), T(cuda_malloc_async),
+       T(acl_contexts_and_errors),
        T(acl_timeouts_and_status),
        T(cuda_primary_made_once_by_racing_threads),
        T(acl_default_made_once_by_racing_threads),

@@ -94,6 +94,19 @@ typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status,
 				     void *userData);
 
+/*
+ * The device's default memory pool: the context's stream-ordered pool. A
+ * cudaMemPool_t names the context (cudaDeviceGetDefaultMemPool); only the
+ * attributes below are known.
+ */
+typedef accel_context *cudaMemPool_t;
+
+enum cudaMemPoolAttr {
+	cudaMemPoolAttrReleaseThreshold = 4,
+	cudaMemPoolAttrReservedMemCurrent = 5,
+	cudaMemPoolAttrUsedMemCurrent = 7,
+};
+
 /* The part of CUDA's cudaDeviceProp that libaccel can fill. */
 struct cudaDeviceProp {
 	char name[256];
@@ -500,6 +513,69 @@ static inline cudaError_t cudaFree(void *devPtr)
 	return accel_cuda_ret(accel_free(devPtr));
 }
 
+/* Stream-ordered allocation from the context's pool. */
+static inline cudaError_t cudaMallocAsync(void **devPtr, size_t size,
+					  cudaStream_t hStream)
+{
+	ACCEL_CUDA_CALL(accel_malloc_async(hStream, devPtr, size));
+}
+
+static inline cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	ACCEL_CUDA_CALL(accel_free_async(hStream, devPtr));
+}
+
+/* The current context's pool; @device must be its (cudaGetDevice). */
+static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool,
+						      int device)
+{
+	accel_context *ctx = NULL;
+	cudaError_t e;
+
+	if (!pool)
+		return accel_cuda_ret(-EINVAL);
+	e = cudaSetDevice(device);
+	if (e != cudaSuccess)
+		return e;
+	e = accel_cuda_ret(accel_context_get_current(&ctx));
+	if (e == cudaSuccess)
+		*pool = ctx;
+	return e;
+}
+
+static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool,
+						  enum cudaMemPoolAttr attr,
+						  void *value)
+{
+	if (attr != cudaMemPoolAttrReleaseThreshold || !value)
+		return accel_cuda_ret(-EINVAL);
+	return accel_cuda_ret(accel_mem_pool_set_release_threshold(pool,
+						*(uint64_t *)value));
+}
+
+static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool,
+						  enum cudaMemPoolAttr attr,
+						  void *value)
+{
+	size_t reserved, used;
+	int r;
+
+	if ((attr != cudaMemPoolAttrReservedMemCurrent &&
+	     attr != cudaMemPoolAttrUsedMemCurrent) || !value)
+		return accel_cuda_ret(-EINVAL);
+	r = accel_mem_pool_get_usage(pool, &reserved, &used);
+	if (!r)
+		*(uint64_t *)value = attr == cudaMemPoolAttrUsedMemCurrent ?
+				     used : reserved;
+	return accel_cuda_ret(r);
+}
+
+static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool,
+					    size_t minBytesToKeep)
+{
+	return accel_cuda_ret(accel_mem_pool_trim_to(pool, minBytesToKeep));
+}
+
 static inline cudaError_t cudaHostAlloc(void **ptr, size_t size,
 					unsigned int flags)
 {
@@ -589,6 +665,13 @@ template <class T>
 static inline cudaError_t cudaMalloc(T **devPtr, size_t size)
 {
 	return cudaMalloc((void **)devPtr, size);
+}
+
+template <class T>
+static inline cudaError_t cudaMallocAsync(T **devPtr, size_t size,
+					  cudaStream_t hStream)
+{
+	return cudaMallocAsync((void **)devPtr, size, hStream);
 }
 
 template <class T>

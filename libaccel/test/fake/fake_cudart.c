@@ -282,7 +282,8 @@ const char *cudaGetErrorString(cudaError_t e) { (void)e; return "fake error"; }
  * size in front, so cudaMemGetInfo reports what is really outstanding.
  */
 #define FAKE_TOTAL_MEM	((size_t)80 << 30)
-#define FAKE_HDR	((size_t)64)
+/* cudaMalloc's pointers are aligned to 256 bytes at least: so are ours. */
+#define FAKE_HDR	((size_t)256)
 static size_t fake_allocated;
 
 cudaError_t cudaMalloc(void **p, size_t n)
@@ -291,9 +292,11 @@ cudaError_t cudaMalloc(void **p, size_t n)
 
 	if (n > ((size_t)1 << 40))
 		return cudaErrorMemoryAllocation;
-	b = calloc(1, FAKE_HDR + (n ? n : 1));
+	b = aligned_alloc(FAKE_HDR,
+			  FAKE_HDR + ((n + FAKE_HDR - 1) & ~(FAKE_HDR - 1)));
 	if (!b)
 		return cudaErrorMemoryAllocation;
+	memset(b, 0, FAKE_HDR + n);
 	b[0] = n;
 	b[1] = (size_t)cur_dev;
 	__atomic_add_fetch(&fake_allocated, n, __ATOMIC_RELAXED);
