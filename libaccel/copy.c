@@ -247,10 +247,15 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 
 		seq = 0;
 		ret = accel_staging_copy(ctx, s->kstream, &dd, &ss, bytes, &seq);
-		/* Said only of a copy that was staged, never of a failure. */
+		/*
+		 * Said only of a copy that was staged, never of a failure; of
+		 * the destination whenever it is pageable (with a pageable
+		 * source too): it is written later, which the porting header
+		 * and the caller need to know.
+		 */
 		if (!ret)
-			warn_staging(ctx, !sr.found ? src : dst,
-				     !sr.found ? "from" : "into");
+			warn_staging(ctx, !d.found ? dst : src,
+				     !d.found ? "into" : "from");
 	} else {
 		memset(&desc, 0, sizeof(desc));
 		desc.op = ACCEL_OP_COPY;

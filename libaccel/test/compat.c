@@ -137,7 +137,7 @@ static int cuda_memcpy_async_pageable_dst_done_on_return(void)
 {
 	accel_context *ctx = t_ctx();
 	struct opener o = { 0 };
-	unsigned char *h, *dst;
+	unsigned char *h, *dst, *src;
 	cudaStream_t s;
 	pthread_t th;
 	void *d;
@@ -160,6 +160,23 @@ static int cuda_memcpy_async_pageable_dst_done_on_return(void)
 	CHECK(t_check_fill(dst, 4096, 9));
 	pthread_join(th, NULL);
 	free(dst);	/* at once, as a CUDA program may */
+	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+
+	/* Pageable to pageable (H2H) is as synchronous in CUDA. */
+	src = malloc(4096);
+	dst = calloc(1, 4096);
+	CHECK(src && dst);
+	t_fill(src, 4096, 11);
+	o.returned = 0;
+	CHECK_OK(t_gate(s, &o.gate));
+	CHECK(pthread_create(&th, NULL, open_gate_later, &o) == 0);
+	CHECK(cudaMemcpyAsync(dst, src, 4096, cudaMemcpyHostToHost, s) ==
+	      cudaSuccess);
+	o.returned = 1;
+	CHECK(t_check_fill(dst, 4096, 11));
+	pthread_join(th, NULL);
+	free(dst);
+	free(src);
 	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
 	CHECK(cudaStreamDestroy(s) == cudaSuccess);
 	return T_PASS;
