@@ -467,7 +467,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	struct stage_patch *patch = NULL;
 	struct stage_job *job = NULL;
 	unsigned int npatch = 0;
-	struct accel_desc d[4];
+	struct accel_desc d[STAGE_DESCS];
 	struct stage_chunk *c;
 	uint64_t assigned, dep = 0;
 	uint32_t point, n = 0;
@@ -575,6 +575,32 @@ err_patch:
 	return ret;
 }
 
+/*
+ * A copy of several pieces is queued whole or not at all: with less room
+ * on the stream than its pieces may take (STAGE_DESCS each), -EAGAIN
+ * before the first. Another thread submitting to the same stream at the
+ * same time can still take the room (libaccel(7) LIMITS).
+ */
+static int room_check_locked(struct accel_staging *p, uint32_t kstream,
+			     size_t bytes)
+{
+	struct accel_ctx *ctx = p->ctx;
+	uint64_t pieces = (bytes + p->chunk_size - 1) / p->chunk_size;
+	struct accel_stream_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.handle = kstream;
+	if (accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q))
+		return 0;	/* the submit says what is wrong */
+	if (q.queued + pieces * STAGE_DESCS <= ctx->info.queue_depth)
+		return 0;
+	accel_set_error("a staged copy of %zu bytes takes up to %llu descriptors (%llu pieces of at most %zu bytes); the stream has %llu queued of at most %u: synchronize it, or copy less at a time",
+			bytes, (unsigned long long)(pieces * STAGE_DESCS),
+			(unsigned long long)pieces, p->chunk_size,
+			(unsigned long long)q.queued, ctx->info.queue_depth);
+	return -EAGAIN;
+}
+
 int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 		       const struct accel_stage_side *dst,
 		       const struct accel_stage_side *src, size_t bytes,
@@ -594,6 +620,8 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	pthread_mutex_lock(&p->lock);
 	if (p->stopping)
 		ret = -ENOENT;
+	else
+		ret = room_check_locked(p, kstream, bytes);
 	while (!ret && done < bytes) {
 		len = bytes - done < p->chunk_size ? bytes - done :
 						     p->chunk_size;

@@ -80,6 +80,7 @@
 #define STAGING_MAX_THREADS	16
 #define STAGING_WAIT_MS		10
 #define FILL_SLICE_MIN		(256 << 10)
+#define STAGE_DESCS		4	/* most descriptors one piece takes */
 
 /* Bytes a pageable source shares with an unfinished out: read them late. */
 struct stage_patch {

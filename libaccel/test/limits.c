@@ -121,5 +121,83 @@ static int queue_full_eagain(void)
 	return T_PASS;
 }
 
+/*
+ * A staged (pageable) copy of several pieces with too little room left on
+ * its stream: -EAGAIN before any piece is queued, so nothing of it lands;
+ * once the stream drained, the same call queues it whole.
+ */
+static int queue_full_staged_copy_queues_nothing(void)
+{
+	enum { BATCH = 4096 };
+	static void *dsts[BATCH];
+	static const void *srcs[BATCH];
+	static size_t sizes[BATCH];
+	const size_t n = 1 << 20;	/* 16 pieces of 64 KiB */
+	accel_context *c;
+	accel_event_t gate;
+	accel_stream_t s;
+	unsigned char *src, *back;
+	char *h, *d;
+	int i, queued = 0, ret = T_FAIL;
+
+	if (setenv("ACCEL_STAGING_CHUNK_KB", "64", 1))
+		return T_FAIL;
+	c = t_ctx();
+	src = malloc(n);
+	back = malloc(n);
+	if (!c || !src || !back || accel_stream_create(c, 0, 0, &s) ||
+	    accel_host_alloc(c, (void **)&h, 64, 0) ||
+	    accel_malloc(c, (void **)&d, n + 64))
+		goto out;
+	memset(back, 0, n);
+	if (accel_memcpy_async(s, d, back, n, ACCEL_MEMCPY_H2D) ||
+	    accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE) ||
+	    t_gate(s, &gate))
+		goto out;
+	for (i = 0; i < BATCH; i++) {
+		dsts[i] = d + n;
+		srcs[i] = h;
+		sizes[i] = 4;
+	}
+	/* Leave room for 20 descriptors: fewer than 16 pieces take. */
+	while (queued < 65535 - 20) {
+		size_t k = 65535 - 20 - queued < BATCH ? 65535 - 20 - queued :
+							 BATCH;
+
+		if (accel_memcpy_batch_async(s, dsts, srcs, sizes, k,
+					     ACCEL_MEMCPY_H2D))
+			goto out;
+		queued += (int)k;
+	}
+	t_fill(src, n, 4);
+	if (accel_memcpy_async(s, d, src, n, ACCEL_MEMCPY_H2D) != -EAGAIN) {
+		printf("# the staged copy was not refused whole\n");
+		goto out;
+	}
+	if (t_gate_open(gate) ||
+	    accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE) ||
+	    accel_memcpy_async(s, back, d, n, ACCEL_MEMCPY_D2H) ||
+	    accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
+		goto out;
+	for (i = 0; i < (int)n; i++) {
+		if (back[i]) {
+			printf("# byte %d of the refused copy landed\n", i);
+			goto out;
+		}
+	}
+	if (accel_memcpy_async(s, d, src, n, ACCEL_MEMCPY_H2D) ||
+	    accel_memcpy_async(s, back, d, n, ACCEL_MEMCPY_D2H) ||
+	    accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE) ||
+	    !t_check_fill(back, n, 4))
+		goto out;
+	ret = T_PASS;
+out:
+	unsetenv("ACCEL_STAGING_CHUNK_KB");
+	free(src);
+	free(back);
+	return ret;
+}
+
 T_MAIN(T(streams_enospc), T(events_enospc), T(host_function_takes_an_event),
-       T(device_allocations_enospc), T(queue_full_eagain))
+       T(device_allocations_enospc), T(queue_full_eagain),
+       T(queue_full_staged_copy_queues_nothing))
