@@ -318,6 +318,36 @@ static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 	return 0;
 }
 
+/*
+ * What accel_memcpy_async() refuses before it queues anything, without
+ * queuing: the sides resolve and fit, the kind matches, and a side that is
+ * not libaccel's can be read (source) or written (destination).
+ */
+static int copy_precheck(struct accel_ctx *ctx, void *dst, const void *src,
+			 size_t bytes, enum accel_memcpy_kind kind)
+{
+	struct side d, sr;
+	int ret;
+
+	if (!dst || !src || (uintptr_t)dst + bytes < (uintptr_t)dst ||
+	    (uintptr_t)src + bytes < (uintptr_t)src)
+		return -EINVAL;
+	if (!bytes)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	ret = resolve_locked(ctx, dst, bytes, &d);
+	if (!ret)
+		ret = resolve_locked(ctx, src, bytes, &sr);
+	pthread_mutex_unlock(&ctx->lock);
+	if (!ret)
+		ret = check_kind(kind, &d, &sr);
+	if (!ret && !d.found)
+		ret = accel_range_check((uintptr_t)dst, bytes, true);
+	if (!ret && !sr.found)
+		ret = accel_range_check((uintptr_t)src, bytes, false);
+	return ret;
+}
+
 ACCEL_EXPORT
 int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 			     const void *const *srcs, const size_t *sizes,
@@ -369,6 +399,10 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 		goto out_free;
 	if (!pinned || accel_check_enabled()) {
 		uses_end(ctx, &u, s->kstream, 0, false);
+		/* Every copy's checks first: bad input queues none of them. */
+		for (i = 0; i < count && !ret; i++)
+			ret = copy_precheck(ctx, dsts[i], srcs[i], sizes[i],
+					    kind);
 		/* Staging or watching: copy by copy, in order. */
 		for (i = 0; i < count && !ret; i++)
 			ret = accel_memcpy_async(stream, dsts[i], srcs[i],

@@ -243,6 +243,25 @@ static int batch(void)
 					   ACCEL_MEMCPY_D2H), -EINVAL);
 	CHECK_OK(accel_memcpy_batch_async(s, dsts, srcs, sizes, 0,
 					  ACCEL_MEMCPY_H2D));
+	/*
+	 * A pageable batch with a bad copy last: refused whole, the good
+	 * copies before it not queued either.
+	 */
+	memset(out, 0, 64);
+	CHECK_OK(accel_memcpy_async(s, d, out, 64, ACCEL_MEMCPY_H2D));
+	memset(pageable, 0x77, sizeof(pageable));
+	for (i = 0; i < 3; i++) {
+		dsts[i] = d + i * 16;
+		srcs[i] = pageable;
+		sizes[i] = 16;
+	}
+	srcs[2] = (void *)0x1000;
+	CHECK_RET(accel_memcpy_batch_async(s, dsts, srcs, sizes, 3,
+					   ACCEL_MEMCPY_H2D), -EFAULT);
+	CHECK_OK(accel_memcpy_async(s, out, d, 64, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	for (i = 0; i < 64; i++)
+		CHECK(out[i] == 0);
 	return T_PASS;
 }
 
