@@ -75,8 +75,8 @@ typedef struct accel_event *accel_event_t;
  * oldest live context of the process (the primary context of CUDA).
  *
  * Environment: ACCEL_TRANSPORT=kernel|inproc (inproc limits:
- * ACCEL_INPROC_MAX_PINNED_MB, default 4096, ACCEL_INPROC_MAX_DEVICE_MB,
- * default 1024, as the module's; ACCEL_INPROC_DEVICES, default 1, the
+ * ACCEL_INPROC_MAX_PINNED_MB, default a quarter of RAM, and
+ * ACCEL_INPROC_MAX_DEVICE_MB, default 1024, as the module's; ACCEL_INPROC_DEVICES, default 1, the
  * module's devices), ACCEL_BACKEND=cpu|cuda|auto,
  * ACCEL_CHECK=1 (write-protect in-flight sources), ACCEL_SYNC_DEBUG=1
  * (warn when a copy is staged synchronously). See libaccel(7).
@@ -390,6 +390,13 @@ int accel_stream_get_priority(accel_stream_t stream, int *priority);
  *
  * * %-EINVAL - priority or @flags is NULL, or not a stream handle
  * * %-ENOENT - @stream is stale or unknown
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-EIO - the stream failed (sticky: every call on it but
+ *   accel_stream_destroy() returns it)
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
  */
 int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
 
