@@ -551,13 +551,25 @@ void accel_child_unlink(struct accel_child *child)
 static int ctx_get_any(accel_context *handle, struct accel_ctx **out);
 
 /* Every call but the destroys: a lost context reports it. */
+/* A forked child's copy of its parent's context serves it nothing. */
+static int ctx_inherited(struct accel_ctx *ctx)
+{
+	if (!ctx->forked)
+		return 0;
+	accel_set_error("context %#llx was created by the parent process: a forked child cannot use it (create its own context)",
+			(unsigned long long)ctx->handle);
+	return -EACCES;
+}
+
 int accel_ctx_get(accel_context *handle, struct accel_ctx **out)
 {
 	int ret = ctx_get_any(handle, out);
 
 	if (ret)
 		return ret;
-	ret = accel_backend_check(*out);
+	ret = ctx_inherited(*out);
+	if (!ret)
+		ret = accel_backend_check(*out);
 	if (ret)
 		accel_ctx_put(*out);
 	return ret;
@@ -637,9 +649,11 @@ int accel_context_set_current(accel_context *handle)
 	ret = ctx_lookup(handle, &ctx);
 	if (ret)
 		return ret;
-	current_ctx = ctx->handle;
+	ret = ctx_inherited(ctx);
+	if (!ret)
+		current_ctx = ctx->handle;
 	accel_ctx_put(ctx);
-	return 0;
+	return ret;
 }
 
 ACCEL_EXPORT
@@ -688,6 +702,11 @@ int accel_context_get_backend(accel_context *handle, const char **name)
 	ret = ctx_get_any(handle, &ctx);
 	if (ret)
 		return ret;
+	ret = ctx_inherited(ctx);
+	if (ret) {
+		accel_ctx_put(ctx);
+		return ret;
+	}
 	*name = accel_backend_name(ctx);
 	accel_ctx_put(ctx);
 	return 0;

@@ -177,6 +177,8 @@ int accel_context_destroy(accel_context *ctx);
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  */
 int accel_context_set_current(accel_context *ctx);
 
@@ -197,6 +199,8 @@ int accel_context_set_current(accel_context *ctx);
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - no context is alive
  * * %-EINVAL - @ctx is NULL
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
@@ -218,6 +222,8 @@ int accel_context_get_current(accel_context **ctx);
  *
  * * %-EINVAL - @name is NULL
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
@@ -241,6 +247,8 @@ int accel_context_get_transport(accel_context *ctx, const char **name);
  *
  * * %-EINVAL - @name is NULL, or @ctx is a handle of another type
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  */
 int accel_context_get_backend(accel_context *ctx, const char **name);
@@ -415,6 +423,8 @@ int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
  *
  * * %-EINVAL - @least or @greatest is NULL
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
@@ -1066,6 +1076,8 @@ int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
  *
  * * %-EINVAL - @ctx is a handle of another type
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-EMFILE - in process: the process has no descriptor left for the eventfd
  * * %-ENFILE - in process: the system has no file left
@@ -1322,6 +1334,8 @@ struct accel_device_prop {
  *
  * * %-EINVAL - count is NULL, or ctx is a handle of another type.
  * * %-ENOENT - ctx is not a live context.
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - ctx is NULL and no context is alive; or (cuda backend) CUDA
  *   reports no usable device.
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
@@ -1341,6 +1355,8 @@ int accel_device_get_count(accel_context *ctx, int *count);
  *
  * * %-EINVAL - prop is NULL, or ctx is a handle of another type.
  * * %-ENOENT - ctx is not a live context.
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - ctx is NULL and no context is alive; or (cuda backend) CUDA
  *   reports no usable device.
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
@@ -1363,6 +1379,8 @@ int accel_device_get_properties(accel_context *ctx,
  * * %-EINVAL - free_bytes or total_bytes is NULL, or ctx is a handle of
  *   another type.
  * * %-ENOENT - ctx is not a live context.
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - ctx is NULL and no context is alive.
  * * %-EOPNOTSUPP - the context runs on the cpu backend (see above);
  *   accel_last_error_string(3) says so.
@@ -1538,6 +1556,8 @@ int accel_context_set_device(accel_context *ctx, int device);
  *
  * * %-EINVAL - @device is NULL, or @ctx is a handle of another type
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
  */
@@ -1584,6 +1604,8 @@ int accel_stream_get_device(accel_stream_t stream, int *device);
  * * %-ENODEV - @device or @peer is negative or past the last device; or
  *   @ctx is NULL and no context is alive
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
  */
 int accel_device_can_access_peer(accel_context *ctx, int *can_access,
@@ -1757,6 +1779,8 @@ int accel_free_async(accel_stream_t stream, void *dev_ptr);
  *
  * * %-EINVAL - @ctx is a handle of another type
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOMEM - out of memory (the pool is made on first use)
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
@@ -1780,6 +1804,8 @@ int accel_mem_pool_set_release_threshold(accel_context *ctx, uint64_t bytes);
  *
  * * %-EINVAL - @ctx is a handle of another type
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
  */
@@ -1799,6 +1825,8 @@ int accel_mem_pool_trim_to(accel_context *ctx, size_t min_bytes_to_keep);
  * * %-EINVAL - @reserved or @used is NULL, or @ctx is a handle of another
  *   type
  * * %-ENOENT - @ctx is not a live context
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
  */

@@ -66,7 +66,9 @@ static int child(struct shared *sh)
 	char buf[4096], back[4096];
 	accel_context *c;
 	accel_stream_t s;
+	const char *name;
 	void *d;
+	int n;
 
 	alarm(CHILD_ALARM_S);	/* a hang is a failure, not a stuck suite */
 	/* The parent's objects: refused at once, whatever its threads held. */
@@ -78,6 +80,13 @@ static int child(struct shared *sh)
 		return 11;
 	if (accel_stream_synchronize(sh->parent_stream, 0) != -EACCES)
 		return 12;
+	/* Context-wide calls and queries on it too. */
+	if (accel_context_set_current(sh->ctx) != -EACCES)
+		return 13;
+	if (accel_device_get_count(sh->ctx, &n) != -EACCES)
+		return 14;
+	if (accel_context_get_backend(sh->ctx, &name) != -EACCES)
+		return 15;
 	/* Its own context: create, copy both ways through staging, destroy. */
 	if (accel_context_create(&c, 0))
 		return 20;
