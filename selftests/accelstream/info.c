@@ -17,11 +17,17 @@
 #define CAP_QUERY 0
 #endif
 
+#ifdef ACCEL_CAP_MEMSET_2D
+#define CAP_MEMSET_2D ACCEL_CAP_MEMSET_2D
+#else
+#define CAP_MEMSET_2D 0
+#endif
+
 #define KNOWN_CAPS (ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC | \
 		    ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
 		    ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_POLL | \
 		    ACCEL_CAP_DEFERRED_RELEASE | CAP_EXECUTOR | \
-		    CAP_QUERY)
+		    CAP_QUERY | CAP_MEMSET_2D)
 
 /* A module parameter in MiB, as bytes; -1 when it cannot be read. */
 static long long param_bytes(const char *name)
