@@ -297,4 +297,4 @@ TEST_F(fill2d, external_without_executor)
 	munmap(buf, 4096);
 }
 
-TEST_HARNESS_MAIN
+ACCEL_HARNESS_MAIN
