@@ -5,7 +5,9 @@
  *   GPU (ACCEL_BACKEND=cuda): H2D, D2H, D2D from pinned memory, 4 KiB to
  *   1 GiB, 1, 2 and 4 streams, H2D+D2H at once, and pageable H2D;
  *   libaccel (accel_memcpy_async + accel_stream_synchronize) against raw
- *   cudaMemcpyAsync + cudaStreamSynchronize on cudaMallocHost/cudaMalloc.
+ *   cudaMemcpyAsync + cudaStreamSynchronize on cudaMallocHost/cudaMalloc;
+ *   device fills (1 MiB to 1 GiB) against cudaMemsetAsync and D2D 2D
+ *   copies against cudaMemcpy2DAsync.
  *
  *   CPU (ACCEL_BACKEND=cpu): the same copies run by the transport's
  *   engine (the kernel's soft engine or the inproc workers) against
@@ -528,6 +530,76 @@ static void peer_rows(accel_context *ctx, int gpu, const size_t *sizes,
 	for (i = 0; i < 2; i++)
 		if (!gpu)
 			free(rdev[i]);
+/*
+ * Stream-ordered fills of device memory (accel_memset_async against
+ * cudaMemsetAsync, or memset(3) on the CPU), 1 MiB to 1 GiB, and D2D 2D
+ * copies of rows of 4 KiB at a pitch of 8 KiB (accel_memcpy_2d_async
+ * against cudaMemcpy2DAsync, or a memcpy(3) per row): GB/s of bytes
+ * written, one stream.
+ */
+static void fill_2d_rows(accel_stream_t s, const struct bufs *lb,
+			 const struct bufs *rb, int gpu, void *stream)
+{
+	static const size_t sizes[] = { 1 << 20, 16 << 20, 256 << 20,
+					(size_t)1 << 30 };
+	const size_t w = 4096, pitch = 8192;
+	unsigned int k, r;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t size = sizes[k], rows = size / pitch, y;
+		unsigned int reps = reps_for(size);
+		double lib, raw = 0;
+		uint64_t t0;
+
+		if (size > max_size)
+			continue;
+		t0 = bench_ns();
+		for (r = 0; r < reps; r++)
+			AC(accel_memset_async(s, lb->dev[0], (int)r, size));
+		AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+		lib = gbps((size_t)reps * size, bench_ns() - t0);
+		t0 = bench_ns();
+#ifdef HAVE_CUDA
+		if (gpu) {
+			cudaStream_t cs = *(cudaStream_t *)stream;
+
+			for (r = 0; r < reps; r++)
+				CU(cudaMemsetAsync(rb->dev[0], (int)r, size, cs));
+			CU(cudaStreamSynchronize(cs));
+		}
+#endif
+		if (!gpu)
+			for (r = 0; r < reps; r++)
+				memset(rb->dev[0], (int)r, size);
+		raw = gbps((size_t)reps * size, bench_ns() - t0);
+		row("memset", size, 1, lib, raw);
+
+		t0 = bench_ns();
+		for (r = 0; r < reps; r++)
+			AC(accel_memcpy_2d_async(s, lb->dev[1], pitch, lb->dev[0],
+						 pitch, w, rows, ACCEL_MEMCPY_D2D));
+		AC(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+		lib = gbps((size_t)reps * rows * w, bench_ns() - t0);
+		t0 = bench_ns();
+#ifdef HAVE_CUDA
+		if (gpu) {
+			cudaStream_t cs = *(cudaStream_t *)stream;
+
+			for (r = 0; r < reps; r++)
+				CU(cudaMemcpy2DAsync(rb->dev[1], pitch, rb->dev[0],
+						     pitch, w, rows,
+						     cudaMemcpyDeviceToDevice, cs));
+			CU(cudaStreamSynchronize(cs));
+		}
+#endif
+		if (!gpu)
+			for (r = 0; r < reps; r++)
+				for (y = 0; y < rows; y++)
+					memcpy(rb->dev[1] + y * pitch,
+					       rb->dev[0] + y * pitch, w);
+		raw = gbps((size_t)reps * rows * w, bench_ns() - t0);
+		row("D2D-2D", size, 1, lib, raw);
+	}
 }
 
 int main(int argc, char **argv)
@@ -684,6 +756,17 @@ int main(int argc, char **argv)
 
 	/* Between two devices' memory, when there are two. */
 	peer_rows(ctx, gpu, sizes, sizeof(sizes) / sizeof(sizes[0]));
+
+	/* Fills and 2D copies next to cudaMemsetAsync / cudaMemcpy2DAsync. */
+	base_name = gpu ? "raw cudaMemsetAsync / cudaMemcpy2DAsync" :
+			  "memset / memcpy per row";
+	fill_2d_rows(as[0], &lb, &rb, gpu,
+#ifdef HAVE_CUDA
+		     gpu ? (void *)&cs[0] : NULL
+#else
+		     NULL
+#endif
+		     );
 
 	/* Registration: 1 GiB and 4 GiB, up to BENCH_REG_MAX. */
 	base_name = gpu ? "cudaHostRegister" : "mlock";

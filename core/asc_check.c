@@ -241,11 +241,61 @@ int asc_check_wait_entry(const struct accel_wait_entry *e)
 }
 
 /**
+ * asc_memset_width() - the element size of a MEMSET descriptor
+ * @d: a MEMSET descriptor.
+ *
+ * Return: 1, 2 or 4 bytes, from @d->flags; 0 for flags that name no
+ * element size (unknown bits, or both %ACCEL_MEMSET_D16 and
+ * %ACCEL_MEMSET_D32).
+ */
+u32 asc_memset_width(const struct accel_desc *d)
+{
+	switch (d->flags) {
+	case 0:
+		return 1;
+	case ACCEL_MEMSET_D16:
+		return 2;
+	case ACCEL_MEMSET_D32:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+static int check_memset(const struct accel_desc *d)
+{
+	u32 width = asc_memset_width(d);
+
+	if (!width || d->src || d->src_offset || d->event || d->reserved)
+		return -EINVAL;
+	if (!d->dst)
+		return -EINVAL;
+	/* The element value must fit in the element. */
+	if (d->value >> (8 * width))
+		return -EINVAL;
+	/* The start's alignment needs the region: asc_validate_desc(). */
+	if (d->length & (width - 1))
+		return -EINVAL;
+	return 0;
+}
+
+static int check_copy_2d(const struct accel_desc *d)
+{
+	if (d->flags || !d->dst || !d->src)
+		return -EINVAL;
+	if (d->dst_pitch < d->width || d->src_pitch < d->width)
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * asc_check_desc() - check a descriptor's shape, before handles are resolved
  * @d: the descriptor.
  *
- * Every field the op does not use must be zero, as must @flags and
- * @reserved.
+ * Every field the op does not use must be zero, as must @flags (but for
+ * MEMSET's element size) and @reserved (but for COPY_2D's source pitch).
+ * A MEMSET's length must be a multiple of its element size and its value
+ * must fit in it; a COPY_2D's pitches must be at least its width.
  *
  * Return: 0, or -EINVAL.
  */
@@ -253,6 +303,10 @@ int asc_check_desc(const struct accel_desc *d)
 {
 	bool copy_fields, event_fields;
 
+	if (d->op == ACCEL_OP_MEMSET)
+		return check_memset(d);
+	if (d->op == ACCEL_OP_COPY_2D)
+		return check_copy_2d(d);
 	if (d->flags || d->reserved)
 		return -EINVAL;
 
@@ -280,6 +334,81 @@ int asc_check_desc(const struct accel_desc *d)
 	default:
 		return -EINVAL;
 	}
+}
+
+/**
+ * asc_desc_event() - the event handle a descriptor names
+ * @d: a descriptor that passed asc_check_desc().
+ *
+ * A shell looks up only this handle as an event: COPY_2D keeps its
+ * destination pitch in the same field.
+ *
+ * Return: @d->event for EVENT_RECORD, STREAM_WAIT, HOST_WAIT and
+ * HOST_SIGNAL; 0 (no event) for the other ops.
+ */
+u32 asc_desc_event(const struct accel_desc *d)
+{
+	switch (d->op) {
+	case ACCEL_OP_EVENT_RECORD:
+	case ACCEL_OP_STREAM_WAIT:
+	case ACCEL_OP_HOST_WAIT:
+	case ACCEL_OP_HOST_SIGNAL:
+		return d->event;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * asc_desc_bytes() - the bytes a descriptor writes
+ * @d: a descriptor that passed asc_validate_desc().
+ *
+ * Return: COPY, MEMSET: @length; COPY_2D: @width times @height (no more
+ * than the destination region's size, so it does not overflow once
+ * validated); 0 for the other ops.
+ */
+u64 asc_desc_bytes(const struct accel_desc *d)
+{
+	switch (d->op) {
+	case ACCEL_OP_COPY:
+	case ACCEL_OP_MEMSET:
+		return d->length;
+	case ACCEL_OP_COPY_2D:
+		return d->width * d->height;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * asc_memset_fill() - write a MEMSET's element pattern into memory
+ * @to: where to write.
+ * @len: bytes to write.
+ * @value: the element value (the low @width bytes count), native-endian.
+ * @width: the element size, 1, 2 or 4.
+ * @phase: the offset of @to from the start of the fill, in bytes: the
+ *	first byte written is byte @phase % @width of an element.
+ *
+ * The shells call it per mapped piece of a region (a page in the module):
+ * a piece may start inside an element when a registered range is not
+ * aligned to it.
+ */
+void asc_memset_fill(void *to, u64 len, u32 value, u32 width, u64 phase)
+{
+	u8 pat[8], *p = to;
+	u32 i;
+	u64 n;
+
+	if (width == 1) {
+		memset(to, (int)(value & 0xff), len);
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		pat[i] = ((const u8 *)&value)[(phase + i) % width];
+	for (n = 0; n + 8 <= len; n += 8)
+		memcpy(p + n, pat, 8);
+	for (i = 0; n < len; n++, i++)
+		p[n] = pat[i];
 }
 
 /**

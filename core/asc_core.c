@@ -33,15 +33,58 @@ static int check_bounds(const struct asc_region *r, u64 off, u64 len)
 	return 0;
 }
 
+/*
+ * The rows of a 2D area: @height rows of @width bytes, @pitch apart (at
+ * least @width, asc_check_desc() saw to it), from @off. The last row ends
+ * furthest; an empty area (no rows or no width) only needs @off in bounds.
+ */
+static int check_bounds_2d(const struct asc_region *r, u64 off, u64 pitch,
+			   u64 width, u64 height)
+{
+	u64 span;
+
+	if (!width || !height)
+		return check_bounds(r, off, 0);
+	if (check_mul_overflow(height - 1, pitch, &span) ||
+	    check_add_overflow(span, width, &span))
+		return -EINVAL;
+	return check_bounds(r, off, span);
+}
+
+/**
+ * asc_desc_writes() - does a descriptor name a destination region?
+ * @d: the descriptor.
+ *
+ * Return: true for COPY, MEMSET and COPY_2D.
+ */
+bool asc_desc_writes(const struct accel_desc *d)
+{
+	return d->op == ACCEL_OP_COPY || d->op == ACCEL_OP_MEMSET ||
+	       d->op == ACCEL_OP_COPY_2D;
+}
+
+/**
+ * asc_desc_reads() - does a descriptor name a source region?
+ * @d: the descriptor.
+ *
+ * Return: true for COPY and COPY_2D.
+ */
+bool asc_desc_reads(const struct accel_desc *d)
+{
+	return d->op == ACCEL_OP_COPY || d->op == ACCEL_OP_COPY_2D;
+}
+
 /**
  * asc_validate_desc() - validate a descriptor against the objects it names
  * @d: a descriptor that passed asc_check_desc().
- * @dst: COPY: the destination region, else NULL.
- * @src: COPY: the source region, else NULL.
+ * @dst: COPY, MEMSET, COPY_2D: the destination region, else NULL.
+ * @src: COPY, COPY_2D: the source region, else NULL.
  * @ev: RECORD, WAIT, HOST ops: the event, else NULL.
  *
- * Return: 0; -EINVAL for a copy out of bounds or an event of the wrong kind;
- * -EPERM for a copy into a read-only region; -ENOENT for a released region.
+ * Return: 0; -EINVAL for a copy or fill out of bounds (for COPY_2D, any
+ * row), a MEMSET whose first element is not aligned to its size, or an
+ * event of the wrong kind; -EPERM for a write into a read-only
+ * region; -ENOENT for an unknown or released region.
  */
 int asc_validate_desc(const struct accel_desc *d, const struct asc_region *dst,
 		      const struct asc_region *src, const struct asc_event *ev)
@@ -57,6 +100,30 @@ int asc_validate_desc(const struct accel_desc *d, const struct asc_region *dst,
 		ret = check_bounds(dst, d->dst_offset, d->length);
 		if (!ret)
 			ret = check_bounds(src, d->src_offset, d->length);
+		return ret;
+	case ACCEL_OP_MEMSET:
+		if (!dst || dst->released)
+			return -ENOENT;
+		if (dst->flags & ACCEL_MEM_READONLY)
+			return -EPERM;
+		/*
+		 * The first element's address is aligned to the element size
+		 * (a registered range's address counts: it has any alignment;
+		 * the other kinds start on a page).
+		 */
+		if ((dst->addr + d->dst_offset) & (asc_memset_width(d) - 1))
+			return -EINVAL;
+		return check_bounds(dst, d->dst_offset, d->length);
+	case ACCEL_OP_COPY_2D:
+		if (!dst || !src || dst->released || src->released)
+			return -ENOENT;
+		if (dst->flags & ACCEL_MEM_READONLY)
+			return -EPERM;
+		ret = check_bounds_2d(dst, d->dst_offset, d->dst_pitch,
+				      d->width, d->height);
+		if (!ret)
+			ret = check_bounds_2d(src, d->src_offset, d->src_pitch,
+					      d->width, d->height);
 		return ret;
 	case ACCEL_OP_EVENT_RECORD:
 	case ACCEL_OP_STREAM_WAIT:
@@ -163,8 +230,14 @@ void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
 
 	switch (e->desc.op) {
 	case ACCEL_OP_COPY:
+	case ACCEL_OP_COPY_2D:
 		e->dst->inflight++;
 		e->src->inflight++;
+		e->event = NULL;
+		break;
+	case ACCEL_OP_MEMSET:
+		e->dst->inflight++;
+		e->src = NULL;
 		e->event = NULL;
 		break;
 	case ACCEL_OP_EVENT_RECORD:
@@ -188,7 +261,7 @@ void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
 		e->event = NULL;
 		break;
 	}
-	if (e->desc.op != ACCEL_OP_COPY) {
+	if (!asc_desc_writes(&e->desc)) {
 		e->dst = NULL;
 		e->src = NULL;
 	}
@@ -614,13 +687,16 @@ int asc_wait_check(const struct asc_wait_item *items, u32 n, bool all,
  * soft engine fails such a copy with -ENXIO, and submission refuses it
  * while no executor is attached.
  *
- * Return: true for a COPY with either side external.
+ * Return: true for a COPY, MEMSET or COPY_2D with a side external.
  */
 bool asc_entry_external(const struct asc_entry *e)
 {
-	return e->desc.op == ACCEL_OP_COPY &&
-	       (e->dst->kind == ACCEL_REGION_EXTERNAL ||
-		e->src->kind == ACCEL_REGION_EXTERNAL);
+	if (!asc_desc_writes(&e->desc))
+		return false;
+	if (e->dst->kind == ACCEL_REGION_EXTERNAL)
+		return true;
+	return asc_desc_reads(&e->desc) &&
+	       e->src->kind == ACCEL_REGION_EXTERNAL;
 }
 
 /**

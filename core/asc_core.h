@@ -98,8 +98,8 @@ struct asc_event {
  * @next: next entry in the stream's FIFO.
  * @desc: the descriptor as submitted.
  * @seq: its sequence number.
- * @dst: COPY: destination region.
- * @src: COPY: source region.
+ * @dst: COPY, MEMSET, COPY_2D: destination region.
+ * @src: COPY, COPY_2D: source region.
  * @event: EVENT_RECORD, HOST_WAIT, HOST_SIGNAL: the event.
  * @wait: STREAM_WAIT: the point captured at submission.
  * @batch: the submission it came in, NULL for an entry of its own.
@@ -197,6 +197,12 @@ int asc_check_event_signal(const struct accel_event_signal *s);
 int asc_check_wait(const struct accel_wait *w, u32 max_wait);
 int asc_check_wait_entry(const struct accel_wait_entry *e);
 int asc_check_desc(const struct accel_desc *d);
+u32 asc_memset_width(const struct accel_desc *d);
+u32 asc_desc_event(const struct accel_desc *d);
+u64 asc_desc_bytes(const struct accel_desc *d);
+void asc_memset_fill(void *to, u64 len, u32 value, u32 width, u64 phase);
+bool asc_desc_writes(const struct accel_desc *d);
+bool asc_desc_reads(const struct accel_desc *d);
 int asc_check_stream_query(const struct accel_stream_query *q);
 int asc_check_event_query(const struct accel_event_query *q);
 int asc_check_event_record(const struct accel_event_record *r,
@@ -213,7 +219,8 @@ s32 asc_clamp_priority(s32 prio);
 #define ASC_CAPS	(ACCEL_CAP_SOFT_ENGINE | ACCEL_CAP_HOST_ALLOC | \
 			 ACCEL_CAP_DEVICE_MEM | ACCEL_CAP_USER_EVENTS | \
 			 ACCEL_CAP_EVENT_TIMING | ACCEL_CAP_DEFERRED_RELEASE | \
-			 ACCEL_CAP_EXECUTOR | ACCEL_CAP_DEVICES | ACCEL_CAP_EVENT_FD)
+			 ACCEL_CAP_EXECUTOR | ACCEL_CAP_DEVICES | ACCEL_CAP_EVENT_FD | \
+			 ACCEL_CAP_MEMSET_2D)
 void asc_info_fill(struct accel_info *info, u64 caps, u64 max_pinned_bytes,
 		   u64 max_device_bytes, u32 page_size);
 void asc_stream_query_fill(struct accel_stream_query *q, u32 handle,
@@ -268,8 +275,8 @@ bool asc_exec_done_next(const struct asc_timeline *tl, struct asc_queue *q,
  * @ASC_STEP_IDLE: nothing: the queue is empty, or an executor runs it.
  * @ASC_STEP_BLOCKED: the head waits for a point or a user event; whatever
  *	unblocks it wakes the engine.
- * @ASC_STEP_COPY: the head is a COPY the shell performs (context lock
- *	dropped), then retires with 0.
+ * @ASC_STEP_COPY: the head is a COPY, MEMSET or COPY_2D the shell
+ *	performs (context lock dropped), then retires with 0.
  * @ASC_STEP_RETIRE: retire the head now with the status given.
  */
 enum asc_step {

@@ -34,8 +34,8 @@ int asc_entry_fetchable(const struct asc_entry *e)
  * exec_item_init() - what the core decides about a fetched item
  * @e: the entry being handed out to an executor.
  * @it: the item; written in full here, except what only the shell knows:
- *	@it->stream, a STREAM_WAIT's @it->wait_stream, and a COPY's region
- *	kinds and addresses.
+ *	@it->stream, a STREAM_WAIT's @it->wait_stream, and the region kinds
+ *	and addresses of a COPY, MEMSET or COPY_2D.
  *
  * A wait whose point already failed, or a HOST_WAIT on a failed user
  * event, goes out with status -EIO; a STREAM_WAIT whose point retired
@@ -135,8 +135,8 @@ static u64 exec_addr(const struct asc_region *r, u64 off)
  * @tl: the timeline of the entry's stream.
  * @e: the entry.
  * @it: written in full: the stream, the descriptor and its sequence
- *	number, a wait's stream and point, a COPY's region kinds and
- *	addresses, and -EIO for a wait on what already failed.
+ *	number, a wait's stream and point, the region kinds and
+ *	addresses of a COPY, MEMSET or COPY_2D, and -EIO for a wait on what already failed.
  */
 void asc_exec_item_fill(const struct asc_timeline *tl,
 			const struct asc_entry *e, struct accel_exec_item *it)
@@ -146,10 +146,12 @@ void asc_exec_item_fill(const struct asc_timeline *tl,
 	it->stream = tl->id;
 	if (wait)
 		it->wait_stream = wait->id;
-	if (e->desc.op == ACCEL_OP_COPY) {
+	if (e->dst) {
 		it->dst_kind = e->dst->kind;
-		it->src_kind = e->src->kind;
 		it->dst_addr = exec_addr(e->dst, e->desc.dst_offset);
+	}
+	if (e->src) {
+		it->src_kind = e->src->kind;
 		it->src_addr = exec_addr(e->src, e->desc.src_offset);
 	}
 }
@@ -278,7 +280,7 @@ static int engine_decide(const struct asc_timeline *tl,
 		*status = -ENXIO;
 		return ASC_STEP_RETIRE;
 	}
-	if (e->desc.op == ACCEL_OP_COPY && e->desc.length)
+	if (asc_desc_bytes(&e->desc))
 		return ASC_STEP_COPY;
 	return ASC_STEP_RETIRE;
 }

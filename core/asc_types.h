@@ -13,6 +13,7 @@
 #include <linux/stddef.h>
 #include <linux/overflow.h>
 #include <linux/build_bug.h>
+#include <linux/string.h>
 #include "accelstream.h"
 #else
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <assert.h>
+#include <string.h>
 #include <linux/types.h>
 #include "accelstream.h"
 
@@ -31,6 +33,7 @@ typedef int32_t s32;
 typedef int64_t s64;
 
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #endif
 
 #endif /* _ASC_TYPES_H */

@@ -83,17 +83,13 @@ static struct page *as_mem_page(struct as_mem *m, u64 off, size_t *in_page)
 }
 
 /*
- * Copy between two regions' pages: without the context lock and yielding
- * as it goes when @may_sleep, else (a small copy) under it.
+ * Copy @left bytes between two regions' pages: without the context lock
+ * and yielding as it goes when @may_sleep, else (a small copy) under it.
  */
-static void as_engine_copy(struct asc_entry *e, bool may_sleep)
+static void as_engine_copy_range(struct as_mem *dst, u64 doff,
+				 struct as_mem *src, u64 soff, u64 left,
+				 bool may_sleep)
 {
-	struct as_mem *dst = to_as_mem(e->dst);
-	struct as_mem *src = to_as_mem(e->src);
-	u64 doff = e->desc.dst_offset;
-	u64 soff = e->desc.src_offset;
-	u64 left = e->desc.length;
-
 	while (left) {
 		size_t din, sin, chunk;
 		struct page *dp = as_mem_page(dst, doff, &din);
@@ -113,6 +109,55 @@ static void as_engine_copy(struct asc_entry *e, bool may_sleep)
 		left -= chunk;
 		if (may_sleep)
 			cond_resched();
+	}
+}
+
+/* MEMSET: the element pattern, page by page (the core writes it). */
+static void as_engine_memset(struct asc_entry *e, bool may_sleep)
+{
+	struct as_mem *dst = to_as_mem(e->dst);
+	u32 width = asc_memset_width(&e->desc);
+	u64 off = e->desc.dst_offset;
+	u64 done = 0;
+
+	while (done < e->desc.length) {
+		size_t in, chunk;
+		struct page *p = as_mem_page(dst, off + done, &in);
+		void *d;
+
+		chunk = min_t(u64, PAGE_SIZE - in, e->desc.length - done);
+		d = kmap_local_page(p);
+		asc_memset_fill(d + in, chunk, (u32)e->desc.value, width, done);
+		kunmap_local(d);
+		done += chunk;
+		if (may_sleep)
+			cond_resched();
+	}
+}
+
+/* Run a COPY, MEMSET or COPY_2D the core said to perform. */
+static void as_engine_copy(struct asc_entry *e, bool may_sleep)
+{
+	const struct accel_desc *d = &e->desc;
+	struct as_mem *dst = to_as_mem(e->dst);
+	u64 row;
+
+	switch (d->op) {
+	case ACCEL_OP_MEMSET:
+		as_engine_memset(e, may_sleep);
+		break;
+	case ACCEL_OP_COPY_2D:
+		/* Validated: no row offset overflows or leaves its region. */
+		for (row = 0; row < d->height; row++)
+			as_engine_copy_range(dst, d->dst_offset + row * d->dst_pitch,
+					     to_as_mem(e->src),
+					     d->src_offset + row * d->src_pitch,
+					     d->width, may_sleep);
+		break;
+	default:
+		as_engine_copy_range(dst, d->dst_offset, to_as_mem(e->src),
+				     d->src_offset, d->length, may_sleep);
+		break;
 	}
 }
 
@@ -208,14 +253,14 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 	for (;;) {
 		struct asc_entry *e = asc_queue_peek(&s->q);
 		int status, step;
-		u64 cost;
+		u64 bytes, cost;
 
 		if (!e)
 			break;
 		if (ctx->executor && !ctx->closing)
 			break;
-		cost = max_t(u64, e->desc.op == ACCEL_OP_COPY ? e->desc.length : 0,
-			     AS_INLINE_MIN_COST);
+		bytes = asc_desc_bytes(&e->desc);
+		cost = max_t(u64, bytes, AS_INLINE_MIN_COST);
 		if (cost > budget) {
 			more = true;
 			break;
@@ -226,13 +271,12 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 				       ctx->executor, &status);
 		if (step == ASC_STEP_IDLE || step == ASC_STEP_BLOCKED)
 			break;
-		if (step == ASC_STEP_COPY &&
-		    e->desc.length <= AS_COPY_LOCKED_MAX) {
+		if (step == ASC_STEP_COPY && bytes <= AS_COPY_LOCKED_MAX) {
 			as_engine_copy(e, false);
-			pending += e->desc.length;
+			pending += bytes;
 		} else if (step == ASC_STEP_COPY) {
 			/* Waiters of what retired run meanwhile. */
-			if (!woken && pending + e->desc.length > AS_WAKE_BYTES) {
+			if (!woken && pending + bytes > AS_WAKE_BYTES) {
 				as_retired_wake_locked(ctx);
 				woken = true;
 				pending = 0;
@@ -240,7 +284,7 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 			spin_unlock(&ctx->lock);
 			as_engine_copy(e, true);
 			spin_lock(&ctx->lock);
-			pending += e->desc.length;
+			pending += bytes;
 		}
 
 		/*

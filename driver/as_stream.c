@@ -226,7 +226,8 @@ static void as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e)
 {
 	struct as_mem *dst = as_region_lookup_locked(ctx, e->desc.dst);
 	struct as_mem *src = as_region_lookup_locked(ctx, e->desc.src);
-	struct as_event_obj *ev = as_event_lookup_locked(ctx, e->desc.event);
+	u32 event = asc_desc_event(&e->desc);
+	struct as_event_obj *ev = as_event_lookup_locked(ctx, event);
 
 	e->dst = dst ? &dst->core : NULL;
 	e->src = src ? &src->core : NULL;

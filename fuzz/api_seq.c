@@ -1600,6 +1600,72 @@ static void op_copy(struct in *in)
 	copy_queued(&cp, "accel_memcpy_async", true);
 }
 
+/*
+ * accel_memset_async() (8, 16, 32-bit) or accel_memcpy_2d_async() on the
+ * operands a copy would take. A fill's bytes, and a 2D copy's when its
+ * rows have gaps, are not modelled: the destination becomes unknown. A 2D
+ * copy without gaps is a contiguous copy, and its bytes are checked.
+ */
+static void op_fill_2d(struct in *in)
+{
+	struct copy cp;
+	accel_stream_t s = str_handle(in, &cp.s);
+	uint8_t how = rd8(in);
+	size_t h = 1 + how % 4, w, pitch;
+	uint32_t v = (uint32_t)rd8(in) * 0x01010101u;
+	const char *call;
+	int r;
+
+	copy_pick(in, &cp);
+	if (child_shared(cp.d.buf))
+		return;
+	if (how & 0x30) {
+		/* 2D: @h rows of @w bytes inside the first cp.n bytes. */
+		if (cp.n < h)
+			h = 1;
+		w = cp.n / h;
+		pitch = (how & 0x40) && h > 1 ? w + (cp.n - w * h) / (h - 1) : w;
+		cp.n = w ? (h - 1) * pitch + w : 0;
+		copy_classify(&cp);
+		if (skip_known(&cp))
+			return;
+		copy_before(&cp);
+		call = "accel_memcpy_2d_async";
+		trace("%s(str%d, %p, %zu, %p, %zu, %zu, %zu, %d) ...", call, cp.s,
+		      cp.d.p, pitch, cp.sr.p, pitch, w, h, (int)cp.kind);
+		r = accel_memcpy_2d_async(s, cp.d.p, pitch, cp.sr.p, pitch, w, h,
+					  cp.kind);
+		if (pitch != w && !r)
+			cp.sr.buf = -1;		/* gaps: not modelled */
+	} else {
+		unsigned int width = 1u << (how >> 6 & 3);
+
+		if (width == 8)
+			width = 1;
+		cp.n -= cp.n % width;
+		copy_classify(&cp);
+		cp.sc = C_OK;			/* no source */
+		copy_before(&cp);
+		call = "accel_memset_async";
+		trace("%s(str%d, %p, %#x, %zu, width %u) ...", call, cp.s, cp.d.p,
+		      v, cp.n, width);
+		if (width == 1)
+			r = accel_memset_async(s, cp.d.p, (int)(v & 0xff), cp.n);
+		else if (width == 2)
+			r = accel_memset_d16_async(s, cp.d.p, (uint16_t)v, cp.n / 2);
+		else
+			r = accel_memset_d32_async(s, cp.d.p, v, cp.n / 4);
+		if (!r)
+			cp.sr.buf = -1;		/* a fill: not modelled */
+	}
+	trace("  = %s", err(r));
+	if (r) {
+		copy_failed(&cp, r, call);
+		return;
+	}
+	copy_queued(&cp, call, true);
+}
+
 static void op_batch(struct in *in)
 {
 	struct copy cp[3];
@@ -2172,7 +2238,7 @@ static const char *const op_name[32] = {
 	"stream_create", "stream_create", "stream_destroy", "host_alloc",
 	"host_alloc", "host_free", "malloc", "free", "pageable",
 	"pageable", "pageable_release", "host_register", "host_unregister",
-	"memcpy_async", "memcpy_async", "memcpy_async", "memcpy_async",
+	"memcpy_async", "memcpy_async", "memcpy_async", "memset/2d_async",
 	"memcpy_batch_async", "event_create", "event_destroy", "event",
 	"event", "event_wait", "event_signal", "stream_wait_value",
 	"launch_host_func", "stream_sync", "malloc_async/free_async",
@@ -2198,7 +2264,8 @@ static void step(struct in *in)
 	case 13:		op_pageable_release(in); break;
 	case 14:		op_register(in); break;
 	case 15:		op_unregister(in); break;
-	case 16: case 17: case 18: case 19: op_copy(in); break;
+	case 16: case 17: case 18: op_copy(in); break;
+	case 19:		op_fill_2d(in); break;
 	case 20:		op_batch(in); break;
 	case 21:		op_event_create(in); break;
 	case 22:		op_event_destroy(in); break;

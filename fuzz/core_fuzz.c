@@ -355,7 +355,7 @@ static void step_submit(struct in *in)
 	for (i = 0; i < n; i++) {
 		struct accel_desc *d = &descs[i];
 
-		d->op = rd8(in) % 7;
+		d->op = rd8(in) % 9;
 		if (rd8(in) < 16) {
 			bytes(in, d, sizeof(*d));	/* raw */
 		} else {
@@ -366,6 +366,23 @@ static void step_submit(struct in *in)
 				d->dst_offset = num(in);
 				d->src_offset = num(in);
 				d->length = num(in);
+				break;
+			case ACCEL_OP_MEMSET:
+				d->flags = rd8(in) % 4;
+				d->dst = rd8(in) % (NREG + 1);
+				d->dst_offset = num(in);
+				d->length = num(in);
+				d->value = num(in);
+				break;
+			case ACCEL_OP_COPY_2D:
+				d->dst = rd8(in) % (NREG + 1);
+				d->src = rd8(in) % (NREG + 1);
+				d->dst_offset = num(in);
+				d->src_offset = num(in);
+				d->width = num(in);
+				d->height = num(in);
+				d->dst_pitch = (u32)num(in);
+				d->src_pitch = (u32)num(in);
 				break;
 			case ACCEL_OP_EVENT_RECORD:
 			case ACCEL_OP_STREAM_WAIT:
@@ -394,7 +411,7 @@ static void step_submit(struct in *in)
 
 		e->dst = lookup_reg(e->desc.dst);
 		e->src = lookup_reg(e->desc.src);
-		e->event = lookup_ev(e->desc.event);
+		e->event = lookup_ev(asc_desc_event(&e->desc));
 	}
 	ret = asc_submit_admit(&s->tl, &s->q, b, executor);
 	CHECK(ret == 0 || ret == -EIO || ret == -EAGAIN || ret == -ENOENT ||
@@ -418,6 +435,33 @@ static void step_submit(struct in *in)
 			CHECK(!(e->dst->flags & ACCEL_MEM_READONLY));
 			CHECK(executor || !asc_entry_external(e));
 		}
+		if (d->op == ACCEL_OP_MEMSET) {
+			u32 w = ref_memset_width(d->flags);
+
+			CHECK(!__builtin_add_overflow(d->dst_offset, d->length, &end) &&
+			      end <= e->dst->size);
+			CHECK((e->dst->addr + d->dst_offset) % w == 0);
+			CHECK(!(e->dst->flags & ACCEL_MEM_READONLY));
+			CHECK(executor || !asc_entry_external(e));
+		}
+		if (d->op == ACCEL_OP_COPY_2D && d->width && d->height) {
+			/* every row of both sides is in bounds, no overflow */
+			u64 span;
+
+			CHECK(!__builtin_mul_overflow(d->height - 1, (u64)d->dst_pitch,
+						      &span) &&
+			      !__builtin_add_overflow(span, d->width, &span) &&
+			      !__builtin_add_overflow(d->dst_offset, span, &end) &&
+			      end <= e->dst->size);
+			CHECK(!__builtin_mul_overflow(d->height - 1, (u64)d->src_pitch,
+						      &span) &&
+			      !__builtin_add_overflow(span, d->width, &span) &&
+			      !__builtin_add_overflow(d->src_offset, span, &end) &&
+			      end <= e->src->size);
+			CHECK(asc_desc_bytes(d) <= e->dst->size);
+			CHECK(!(e->dst->flags & ACCEL_MEM_READONLY));
+			CHECK(executor || !asc_entry_external(e));
+		}
 		if (d->op == ACCEL_OP_HOST_WAIT || d->op == ACCEL_OP_HOST_SIGNAL)
 			CHECK(e->event->flags & ACCEL_EVENT_USER);
 		if (d->op == ACCEL_OP_EVENT_RECORD || d->op == ACCEL_OP_STREAM_WAIT)
@@ -430,8 +474,10 @@ static void step_submit(struct in *in)
 
 		asc_enqueue(&s->tl, &s->q, e, &rel);
 		CHECK(e->seq == sub0 + i + 1);
-		if (e->desc.op == ACCEL_OP_COPY)
+		if (asc_desc_writes(&e->desc))
 			CHECK(e->dst->inflight > dinf || e->dst == e->src);
+		if (e->desc.op == ACCEL_OP_MEMSET)
+			CHECK(!e->src && e->dst->inflight == dinf + 1);
 		collect(&rel);
 	}
 	CHECK(s->tl.submitted == sub0 + n);
@@ -497,7 +543,8 @@ static bool retire_one(int k, int status, bool closing)
 		return false;
 	}
 	if (step == ASC_STEP_COPY) {
-		CHECK(s->q.head->desc.op == ACCEL_OP_COPY);
+		CHECK(asc_desc_writes(&s->q.head->desc));
+		CHECK(asc_desc_bytes(&s->q.head->desc));
 		CHECK(!asc_entry_external(s->q.head));
 		st_status = status;
 	}

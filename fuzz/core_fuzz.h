@@ -105,6 +105,7 @@ struct asc_event *lookup_ev(u32 h);
 
 /* core_fuzz_abi.c: every command's checks and answers. */
 bool ref_desc_ok(const struct accel_desc *d);
+u32 ref_memset_width(u32 flags);
 void step_abi(struct in *in);
 
 /* core_fuzz_exec.c: the executor protocol. */

@@ -7,11 +7,29 @@
 
 /* ---- reference predicates from the uapi header ------------------------- */
 
+/* MEMSET's element size from its flags, 0 for flags the header forbids. */
+u32 ref_memset_width(u32 flags)
+{
+	return flags == 0 ? 1 : flags == ACCEL_MEMSET_D16 ? 2 :
+	       flags == ACCEL_MEMSET_D32 ? 4 : 0;
+}
+
 bool ref_desc_ok(const struct accel_desc *d)
 {
 	bool copy = d->dst || d->src || d->dst_offset || d->src_offset ||
 		    d->length;
+	u32 w;
 
+	if (d->op == ACCEL_OP_MEMSET) {
+		w = ref_memset_width(d->flags);
+		return w && d->dst && !d->src && !d->src_offset && !d->event &&
+		       !d->reserved && d->length % w == 0 &&
+		       (w == 4 ? d->value <= 0xffffffffULL :
+			d->value < (1ULL << (8 * w)));
+	}
+	if (d->op == ACCEL_OP_COPY_2D)
+		return !d->flags && d->dst && d->src && d->dst_pitch >= d->width &&
+		       d->src_pitch >= d->width;
 	if (d->flags || d->reserved)
 		return false;
 	switch (d->op) {

@@ -63,7 +63,13 @@ static void check_item(const struct accel_exec_item *it, u64 *last_seq)
 	CHECK(it->seq > last_seq[k]);		/* in order per stream */
 	last_seq[k] = it->seq;
 	CHECK(it->status == 0 || it->status == -EIO);
-	if (it->desc.op == ACCEL_OP_COPY) {
+	if (it->desc.op == ACCEL_OP_MEMSET) {
+		CHECK(!it->src_kind && !it->src_addr);
+		if (it->dst_kind == ACCEL_REGION_HOST_ALLOC ||
+		    it->dst_kind == ACCEL_REGION_DEVICE)
+			CHECK(!it->dst_addr);
+	}
+	if (it->desc.op == ACCEL_OP_COPY || it->desc.op == ACCEL_OP_COPY_2D) {
 		CHECK(it->dst_kind <= ACCEL_REGION_EXTERNAL &&
 		      it->src_kind <= ACCEL_REGION_EXTERNAL);
 		if (it->dst_kind == ACCEL_REGION_HOST_ALLOC ||

@@ -785,8 +785,57 @@ static void gen_desc(struct slot *s, struct rng *r, struct accel_desc *d)
 	struct obj a, b;
 
 	memset(d, 0, sizeof(*d));
-	d->op = below(r, 6);
+	d->op = below(r, 8);
 	switch (d->op) {
+	case ACCEL_OP_MEMSET: {
+		uint32_t w;
+
+		d->dst = any_handle(s, r, O_REGION, &a);
+		if (!a.size)
+			a.size = 1 + below(r, 3 * PAGE);
+		d->flags = chance(r, 16) ? (uint32_t)rnd(r) : below(r, 3);
+		w = d->flags == ACCEL_MEMSET_D16 ? 2 :
+		    d->flags == ACCEL_MEMSET_D32 ? 4 : 1;
+		d->length = chance(r, 8) ? 0 : (1 + rnd(r) % a.size) / w * w;
+		d->dst_offset = rnd(r) % (a.size - d->length + 1) / w * w;
+		d->value = rnd(r) & (w == 4 ? 0xffffffffULL : (1ULL << (8 * w)) - 1);
+		if (chance(r, 10))
+			d->length = interesting64(r);
+		if (chance(r, 10))
+			d->dst_offset = interesting64(r);
+		if (chance(r, 16))
+			d->value = interesting64(r);
+		break;
+	}
+	case ACCEL_OP_COPY_2D: {
+		uint64_t rows, width, span;
+
+		d->dst = any_handle(s, r, O_REGION, &a);
+		d->src = any_handle(s, r, O_REGION, &b);
+		if (!a.size)
+			a.size = 1 + below(r, 3 * PAGE);
+		if (!b.size)
+			b.size = 1 + below(r, 3 * PAGE);
+		width = 1 + below(r, 64);
+		rows = chance(r, 8) ? 0 : 1 + below(r, 16);
+		d->width = width;
+		d->height = rows;
+		d->dst_pitch = (uint32_t)(width + below(r, 64));
+		d->src_pitch = (uint32_t)(width + below(r, 64));
+		span = rows ? (rows - 1) * d->dst_pitch + width : 0;
+		d->dst_offset = span < a.size ? rnd(r) % (a.size - span + 1) : 0;
+		span = rows ? (rows - 1) * d->src_pitch + width : 0;
+		d->src_offset = span < b.size ? rnd(r) % (b.size - span + 1) : 0;
+		if (chance(r, 10))
+			d->height = interesting64(r);
+		if (chance(r, 10))
+			d->width = interesting64(r);
+		if (chance(r, 10))
+			d->dst_pitch = (uint32_t)interesting64(r);
+		if (chance(r, 10))
+			d->src_offset = interesting64(r);
+		break;
+	}
 	case ACCEL_OP_COPY: {
 		uint64_t n;
 

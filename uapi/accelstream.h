@@ -106,6 +106,8 @@
 #define ACCEL_CAP_DEVICES		(1ULL << 9)
 /** @ACCEL_CAP_EVENT_FD: %ACCEL_IOC_EVENT_EXPORT and %ACCEL_IOC_EVENT_IMPORT. */
 #define ACCEL_CAP_EVENT_FD		(1ULL << 10)
+/** @ACCEL_CAP_MEMSET_2D: the %ACCEL_OP_MEMSET and %ACCEL_OP_COPY_2D ops. */
+#define ACCEL_CAP_MEMSET_2D		(1ULL << 11)
 
 /**
  * struct accel_info - what the driver is and what it can do
@@ -332,6 +334,14 @@ struct accel_stream_sync {
  *	(cuStreamWaitValue64 with GEQ).
  * @ACCEL_OP_HOST_SIGNAL: raise user event @event to @value
  *	(cuStreamWriteValue64), never lowering it.
+ * @ACCEL_OP_MEMSET: fill @length bytes of (@dst, @dst_offset) with
+ *	elements of @value (cudaMemsetAsync, cuMemsetD16Async,
+ *	cuMemsetD32Async; aclrtMemsetAsync). Any writable region kind.
+ * @ACCEL_OP_COPY_2D: copy @height rows of @width bytes from (@src,
+ *	@src_offset) to (@dst, @dst_offset), row i starting i * @src_pitch
+ *	bytes after the first in the source and i * @dst_pitch in the
+ *	destination (cudaMemcpy2DAsync; aclrtMemcpy2dAsync). Any two
+ *	region kinds.
  */
 enum accel_op {
 	ACCEL_OP_NOP = 0,
@@ -340,25 +350,58 @@ enum accel_op {
 	ACCEL_OP_STREAM_WAIT = 3,
 	ACCEL_OP_HOST_WAIT = 4,
 	ACCEL_OP_HOST_SIGNAL = 5,
+	ACCEL_OP_MEMSET = 6,
+	ACCEL_OP_COPY_2D = 7,
 };
+
+/* accel_desc.flags of %ACCEL_OP_MEMSET; neither: 8-bit elements. */
+/** @ACCEL_MEMSET_D16: 16-bit elements (cuMemsetD16Async). */
+#define ACCEL_MEMSET_D16		(1U << 0)
+/** @ACCEL_MEMSET_D32: 32-bit elements (cuMemsetD32Async). */
+#define ACCEL_MEMSET_D32		(1U << 1)
 
 /**
  * struct accel_desc - one queued operation; 64 bytes, ring-friendly
  * @op: an &enum accel_op.
- * @flags: must be zero.
- * @dst: COPY: destination region handle; otherwise zero.
- * @src: COPY: source region handle; otherwise zero.
- * @dst_offset: COPY: byte offset into @dst; otherwise zero.
- * @src_offset: COPY: byte offset into @src; otherwise zero.
- * @length: COPY: bytes to copy (0 is a no-op); otherwise zero.
+ * @flags: MEMSET: 0 (8-bit elements), %ACCEL_MEMSET_D16 or
+ *	%ACCEL_MEMSET_D32; otherwise zero.
+ * @dst: COPY, MEMSET, COPY_2D: destination region handle; otherwise zero.
+ * @src: COPY, COPY_2D: source region handle; otherwise zero.
+ * @dst_offset: COPY, MEMSET, COPY_2D: byte offset into @dst (of the first
+ *	row for COPY_2D); otherwise zero. MEMSET: the first element's
+ *	address must be a multiple of the element size (for a registered
+ *	range, its address plus @dst_offset; the other kinds start on a
+ *	page, so @dst_offset itself).
+ * @src_offset: COPY, COPY_2D: byte offset into @src (of the first row);
+ *	otherwise zero.
+ * @length: COPY: bytes to copy (0 is a no-op); MEMSET: bytes to fill, a
+ *	multiple of the element size (0 is a no-op); otherwise zero.
+ * @width: COPY_2D: bytes of every row (0 is a no-op); the same field as
+ *	@length.
  * @event: EVENT_RECORD, STREAM_WAIT, HOST_WAIT, HOST_SIGNAL: event handle
- *	(a user event for the HOST ops, a plain one for the others).
- * @reserved: must be zero.
- * @value: HOST_WAIT, HOST_SIGNAL: the counter value; otherwise zero.
+ *	(a user event for the HOST ops, a plain one for the others);
+ *	otherwise zero.
+ * @dst_pitch: COPY_2D: bytes from the start of one destination row to the
+ *	next, at least @width; the same field as @event.
+ * @reserved: must be zero, except for COPY_2D, where it is @src_pitch.
+ * @src_pitch: COPY_2D: bytes from the start of one source row to the next,
+ *	at least @width; the same field as @reserved.
+ * @value: HOST_WAIT, HOST_SIGNAL: the counter value; MEMSET: the element
+ *	value, in its low 8, 16 or 32 bits (the bits above must be zero);
+ *	otherwise zero.
+ * @height: COPY_2D: number of rows (0 is a no-op); the same field as
+ *	@value.
  * @user_data: opaque; any value.
  *
  * Fields an op does not use must be zero, so that they can gain a meaning
  * later. Each descriptor takes one sequence number on its stream.
+ *
+ * A COPY_2D touches bytes [@dst_offset, @dst_offset + (@height - 1) *
+ * @dst_pitch + @width) of @dst and likewise of @src; that span must lie
+ * inside the region (every row then does: the pitches are at least
+ * @width), computed with overflow checks. Pitches are 32-bit, as CUDA's
+ * are below 2^31 (cudaDevAttrMaxPitch). Areas that overlap in one region
+ * give an unspecified result, as with cudaMemcpy2DAsync.
  */
 struct accel_desc {
 	__u32 op;
@@ -367,10 +410,22 @@ struct accel_desc {
 	__u32 src;
 	__u64 dst_offset;
 	__u64 src_offset;
-	__u64 length;
-	__u32 event;
-	__u32 reserved;
-	__u64 value;
+	union {
+		__u64 length;
+		__u64 width;
+	};
+	union {
+		__u32 event;
+		__u32 dst_pitch;
+	};
+	union {
+		__u32 reserved;
+		__u32 src_pitch;
+	};
+	union {
+		__u64 value;
+		__u64 height;
+	};
 	__u64 user_data;
 };
 
@@ -388,14 +443,18 @@ struct accel_desc {
  * queued and @seq is not written.
  *
  * Errors: ``-ENOENT`` unknown stream, region or event handle;
- * ``-EINVAL`` bad count, op, flags, reserved or unused fields, a COPY out
- * of its region's bounds (offsets and lengths are checked for overflow), a
- * plain event in a HOST op, a user event in a RECORD/WAIT, or an imported
- * event (%ACCEL_EVENT_IMPORTED) in a RECORD;
- * ``-EPERM`` a COPY into a %ACCEL_MEM_READONLY region; ``-EFAULT`` bad
+ * ``-EINVAL`` bad count, op, flags, reserved or unused fields, a COPY,
+ * MEMSET or COPY_2D out of its region's bounds (offsets, lengths and rows
+ * are checked for overflow), a MEMSET whose start or @length is not a
+ * multiple of its element size or whose @value does not fit in it, a
+ * COPY_2D pitch below its @width, a plain event in a HOST op, a user
+ * event in a RECORD/WAIT, or an imported event (%ACCEL_EVENT_IMPORTED) in
+ * a RECORD;
+ * ``-EPERM`` a COPY, MEMSET or COPY_2D into a %ACCEL_MEM_READONLY region;
+ * ``-EFAULT`` bad
  * @descs; ``-EAGAIN`` the stream's queue would exceed @queue_depth;
- * ``-EIO`` the stream has failed; ``-ENXIO`` a COPY names an
- * %ACCEL_MEM_EXTERNAL region and no executor is attached; ``-ENOMEM``.
+ * ``-EIO`` the stream has failed; ``-ENXIO`` a COPY, MEMSET or COPY_2D
+ * names an %ACCEL_MEM_EXTERNAL region and no executor is attached; ``-ENOMEM``.
  */
 struct accel_submit {
 	__u32 stream;
@@ -702,11 +761,12 @@ struct accel_exec_attach {
  *	this status.
  * @seq: its sequence number on @stream.
  * @desc: the descriptor as submitted.
- * @dst_addr: COPY: address of destination byte 0 for HOST and EXTERNAL
- *	regions (region address plus @desc.dst_offset), else 0.
- * @src_addr: COPY: likewise for the source.
- * @dst_kind: COPY: ACCEL_REGION_* of the destination.
- * @src_kind: COPY: ACCEL_REGION_* of the source.
+ * @dst_addr: COPY, MEMSET, COPY_2D: address of destination byte 0 (of
+ *	the first row) for HOST and EXTERNAL regions (region address plus
+ *	@desc.dst_offset), else 0.
+ * @src_addr: COPY, COPY_2D: likewise for the source.
+ * @dst_kind: COPY, MEMSET, COPY_2D: ACCEL_REGION_* of the destination.
+ * @src_kind: COPY, COPY_2D: ACCEL_REGION_* of the source.
  * @wait_stream: STREAM_WAIT: the stream of the point to wait for; 0 when
  *	the point has already retired (nothing to wait for).
  * @pad: zero.

@@ -718,6 +718,135 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 			     const void *const *srcs, const size_t *sizes,
 			     size_t count, enum accel_memcpy_kind kind);
 
+/* ------------------------------------------------------------------ */
+/* Fills and 2D copies (libaccel 1.4)                                 */
+/* ------------------------------------------------------------------ */
+
+/**
+ * accel_memset_async() - queue a fill of memory with a byte value
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @ptr: device memory, a pinned allocation or a registered range
+ * @value: the byte to write, as an unsigned char (higher bits are ignored,
+ *   as by memset(3))
+ * @bytes: bytes to fill
+ *
+ * Queues one descriptor that sets @bytes bytes from @ptr to @value, in
+ * stream order. The range must lie inside one device allocation, pinned
+ * allocation or registered range of the @stream's context: pageable memory
+ * is refused (-EOPNOTSUPP), since nothing can fill it asynchronously without
+ * pinning it. A fill of 0 @bytes does nothing.
+ *
+ * accel_memset_d16_async() and accel_memset_d32_async() fill with 16 or 32-bit
+ * elements instead: their @count is a number of elements, not of bytes, and
+ * @ptr must be aligned to the element size.
+ *
+ * CUDA / AscendCL: cudaMemsetAsync, aclrtMemsetAsync
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @ptr is NULL or (16 and 32-bit forms) not aligned to the
+ *   element size; the range wraps or runs past its allocation or
+ *   registration
+ * * %-EOPNOTSUPP - @ptr is pageable memory or memory of another context
+ *   (accel_last_error_string(3) says which)
+ * * %-EPERM - the memory is a read-only registration
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ * * %-ENOENT - @stream is stale or unknown, or the memory was freed
+ *   concurrently
+ * * %-ENOMEM - out of memory
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
+ */
+int accel_memset_async(accel_stream_t stream, void *ptr, int value,
+		       size_t bytes);
+
+/**
+ * accel_memset_d16_async() - queue a fill of memory with 16-bit elements
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @ptr: device memory, a pinned allocation or a registered range, aligned
+ *   to 2 bytes
+ * @value: the element to write (native byte order)
+ * @count: number of 16-bit elements (2 * @count bytes)
+ *
+ * As accel_memset_async(), with 16-bit elements.
+ *
+ * CUDA / AscendCL: cuMemsetD16Async; no AscendCL equivalent
+ *
+ * Return: as accel_memset_async().
+ */
+int accel_memset_d16_async(accel_stream_t stream, void *ptr, uint16_t value,
+			   size_t count);
+
+/**
+ * accel_memset_d32_async() - queue a fill of memory with 32-bit elements
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @ptr: device memory, a pinned allocation or a registered range, aligned
+ *   to 4 bytes
+ * @value: the element to write (native byte order)
+ * @count: number of 32-bit elements (4 * @count bytes)
+ *
+ * As accel_memset_async(), with 32-bit elements.
+ *
+ * CUDA / AscendCL: cuMemsetD32Async; no AscendCL equivalent
+ *
+ * Return: as accel_memset_async().
+ */
+int accel_memset_d32_async(accel_stream_t stream, void *ptr, uint32_t value,
+			   size_t count);
+
+/**
+ * accel_memcpy_2d_async() - queue a copy of a 2D area on a stream
+ * @stream: the stream, or %ACCEL_STREAM_DEFAULT
+ * @dst: first byte of the destination's first row
+ * @dpitch: bytes from one destination row to the next, at least @width
+ * @src: first byte of the source's first row
+ * @spitch: bytes from one source row to the next, at least @width
+ * @width: bytes of every row
+ * @height: number of rows
+ * @kind: the direction, or %ACCEL_MEMCPY_DEFAULT to infer it from the
+ *   pointers
+ *
+ * Queues one descriptor that copies @height rows of @width bytes: row i
+ * from @src + i * @spitch to @dst + i * @dpitch. The bytes between rows
+ * (from @width to the pitch) are neither read nor written. Each side's whole
+ * span, (@height - 1) * pitch + @width bytes, must lie inside one device
+ * allocation, pinned allocation or registered range of the @stream's
+ * context (checked for overflow here and again by the driver). Pageable
+ * memory on either side is refused with -EOPNOTSUPP rather than staged row
+ * by row: copy such rows with accel_memcpy_async(3), or pin the buffer with
+ * accel_host_register(3). Pitches are at most 2^32 - 1 bytes (CUDA's are
+ * below 2^31). A copy with @width or @height 0 does nothing. Areas that
+ * overlap give an unspecified result, as in CUDA.
+ *
+ * CUDA / AscendCL: cudaMemcpy2DAsync, aclrtMemcpy2dAsync
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @dst or @src is NULL; @kind is unknown or contradicts the
+ *   pointers; a pitch is below @width or above 2^32 - 1; a span wraps or
+ *   runs past its allocation or registration
+ * * %-EOPNOTSUPP - a side is pageable memory or memory of another context
+ *   (accel_last_error_string(3) says which)
+ * * %-EPERM - the destination is a read-only registration
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full
+ * * %-ENOENT - @stream is stale or unknown, or a buffer was freed
+ *   concurrently
+ * * %-ENOMEM - out of memory
+ * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
+ */
+int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
+			  const void *src, size_t spitch, size_t width,
+			  size_t height, enum accel_memcpy_kind kind);
+
 /**
  * accel_memcpy_h2d_async() - queue a host-to-device copy on a stream
  * @stream: the stream, or %ACCEL_STREAM_DEFAULT

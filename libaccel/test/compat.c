@@ -415,6 +415,72 @@ static int acl_timeouts_and_status(void)
 	return T_PASS;
 }
 
+/*
+ * cudaMemset and cudaMemcpy2D: exact bytes; a pageable side goes row by
+ * row (libaccel alone refuses it), the gaps between rows untouched.
+ */
+static int cuda_memset_and_2d(void)
+{
+	unsigned char src[40 * 6], dst[48 * 6];
+	size_t i;
+	void *d;
+
+	CHECK(t_ctx());
+	CHECK(cudaMalloc(&d, 4096) == cudaSuccess);
+	CHECK(cudaMemset(d, 0x5c, 4096) == cudaSuccess);
+	t_fill(src, sizeof(src), 3);
+	/* Pageable source, 6 rows of 32 bytes from pitch 40 to pitch 48. */
+	CHECK(cudaMemcpy2D((char *)d + 16, 48, src, 40, 32, 6,
+			   cudaMemcpyHostToDevice) == cudaSuccess);
+	memset(dst, 0, sizeof(dst));
+	CHECK(cudaMemcpy(dst, (char *)d + 16, sizeof(dst),
+			 cudaMemcpyDeviceToHost) == cudaSuccess);
+	for (i = 0; i < sizeof(dst); i++) {
+		size_t r = i / 48, c = i % 48, j = r * 40 + c;
+
+		if (c < 32)
+			CHECK(dst[i] == (unsigned char)(3 * 131 + j * 7 + (j >> 8)));
+		else
+			CHECK(dst[i] == 0x5c);
+	}
+	CHECK(cudaMemcpy2DAsync(d, 8, src, 16, 9, 1, cudaMemcpyHostToDevice,
+				0) == cudaErrorInvalidValue);
+	CHECK(cudaMemsetAsync(src, 0, 8, 0) == cudaErrorNotSupported);
+	return T_PASS;
+}
+
+static int acl_memset_and_2d(void)
+{
+	unsigned char *h = NULL, *out = NULL;
+	void *d = NULL;
+	size_t i;
+
+	CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
+	CHECK(aclrtMalloc(&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+	CHECK(aclrtMallocHost((void **)&h, 4096) == ACL_SUCCESS);
+	CHECK(aclrtMallocHost((void **)&out, 4096) == ACL_SUCCESS);
+	CHECK(aclrtMemset(d, 4096, 0x21, 4096) == ACL_SUCCESS);
+	CHECK(aclrtMemset(d, 16, 0, 17) == ACL_ERROR_INVALID_PARAM);
+	t_fill(h, 4096, 9);
+	CHECK(aclrtMemcpy2d(d, 100, h, 64, 50, 10,
+			    ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+	CHECK(aclrtMemcpy(out, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST) ==
+	      ACL_SUCCESS);
+	for (i = 0; i < 4096; i++) {
+		size_t r = i / 100, c = i % 100, j = r * 64 + c;
+
+		if (r < 10 && c < 50)
+			CHECK(out[i] == (unsigned char)(9 * 131 + j * 7 + (j >> 8)));
+		else
+			CHECK(out[i] == 0x21);
+	}
+	CHECK(aclrtFree(d) == ACL_SUCCESS);
+	CHECK(aclrtFreeHost(h) == ACL_SUCCESS);
+	CHECK(aclrtFreeHost(out) == ACL_SUCCESS);
+	drop_primary();
+	return T_PASS;
+}
+
 T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
        T(cuda_memcpy_is_synchronous), T(cuda_device_queries),
        T(cuda_stream_add_callback_status), T(cuda_malloc_async),
@@ -422,4 +488,5 @@ T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
        T(acl_timeouts_and_status),
        T(cuda_primary_made_once_by_racing_threads),
        T(acl_default_made_once_by_racing_threads),
-       T(cuda_memcpy_async_pageable_dst_done_on_return))
+       T(cuda_memcpy_async_pageable_dst_done_on_return),
+       T(cuda_memset_and_2d), T(acl_memset_and_2d))

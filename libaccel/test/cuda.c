@@ -6,6 +6,9 @@
  * events, stream-ordered frees, CUDA errors as errnos. Skips, with the
  * reason, where no GPU is usable or libaccel was built without CUDA.
  */
+#include <dlfcn.h>
+#include <stdint.h>
+
 #include "helpers.h"
 
 static unsigned char *host_buf(size_t n)
@@ -323,6 +326,76 @@ static int retires_without_waiter(void)
 	return T_PASS;
 }
 
+/*
+ * MEMSET and COPY_2D go to the device as cudaMemsetAsync, cuMemsetD16Async,
+ * cuMemsetD32Async and cudaMemcpy2DAsync, one call each, with exact bytes;
+ * the counts are read from the stand-in libcudart when it is the one
+ * loaded.
+ */
+static int memset_and_2d_mapping(void)
+{
+	const size_t n = 4096;
+	const char *lib = getenv("ACCEL_CUDART");
+	long (*calls)(const char *) = NULL;
+	long m8 = 0, m16 = 0, m32 = 0, c2d = 0;
+	unsigned char *h, *o;
+	accel_stream_t s;
+	uint16_t v16;
+	uint32_t v32;
+	void *d, *dl;
+	size_t i;
+
+	dl = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	if (dl)
+		calls = (long (*)(const char *))dlsym(dl, "fake_cuda_calls");
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK((h = host_buf(n)) && (o = host_buf(n)));
+	CHECK_OK(accel_malloc(NULL, &d, n));
+	if (calls) {
+		m8 = calls("cudaMemsetAsync");
+		m16 = calls("cuMemsetD16Async");
+		m32 = calls("cuMemsetD32Async");
+		c2d = calls("cudaMemcpy2DAsync");
+	}
+	CHECK_OK(accel_memset_async(s, d, 0xab, n));
+	CHECK_OK(accel_memset_d16_async(s, (char *)d + 10, 0x1234, 3));
+	CHECK_OK(accel_memset_d32_async(s, (char *)d + 20, 0xdeadbeef, 2));
+	t_fill(h, n, 4);
+	memset(o, 0x11, n);
+	CHECK_OK(accel_memcpy_2d_async(s, (char *)d + 100, 50, h, 70, 30, 4,
+				       ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s, o, d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < n; i++) {
+		size_t r = (i - 100) / 50, c = (i - 100) % 50;
+
+		if (i >= 10 && i < 16) {
+			memcpy(&v16, o + i - (i - 10) % 2, 2);
+			CHECK(v16 == 0x1234);
+		} else if (i >= 20 && i < 28) {
+			memcpy(&v32, o + i - (i - 20) % 4, 4);
+			CHECK(v32 == 0xdeadbeef);
+		} else if (i >= 100 && r < 4 && c < 30) {
+			size_t j = r * 70 + c;
+
+			CHECK(o[i] == (unsigned char)(4 * 131 + j * 7 + (j >> 8)));
+		} else {
+			CHECK(o[i] == 0xab);
+		}
+	}
+	if (calls) {
+		CHECK(calls("cudaMemsetAsync") == m8 + 1);
+		CHECK(calls("cuMemsetD16Async") == m16 + 1);
+		CHECK(calls("cuMemsetD32Async") == m32 + 1);
+		CHECK(calls("cudaMemcpy2DAsync") == c2d + 1);
+	}
+	CHECK_OK(accel_free(d));
+	CHECK_OK(accel_host_free(h));
+	CHECK_OK(accel_host_free(o));
+	return T_PASS;
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
@@ -331,6 +404,7 @@ int main(void)
 		T(cross_stream_event), T(pageable_both_sides),
 		T(stream_ordered_free), T(cuda_errors_are_errnos),
 		T(many_streams_and_destroy), T(retires_without_waiter),
+		T(memset_and_2d_mapping),
 	};
 
 	/* This program is about the CUDA backend, whatever the caller says. */

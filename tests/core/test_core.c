@@ -97,6 +97,106 @@ TEST(copy_bounds)
 	EXPECT_EQ(-ENOENT, asc_validate_desc(&e.desc, &dst, &src, NULL));
 }
 
+TEST(memset_shape_and_bounds)
+{
+	struct accel_desc d = { .op = ACCEL_OP_MEMSET, .dst = 1, .length = 8,
+				.value = 0xff };
+	struct asc_region r = { .size = 64 };
+	unsigned char b[16];
+	uint16_t v;
+
+	EXPECT_EQ(0, asc_check_desc(&d));
+	EXPECT_EQ(1u, asc_memset_width(&d));
+	d.value = 0x100;			/* does not fit a byte */
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.flags = ACCEL_MEMSET_D16;
+	d.value = 0xffff;
+	EXPECT_EQ(0, asc_check_desc(&d));
+	d.length = 7;				/* not whole elements */
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.length = 8;
+	d.flags = ACCEL_MEMSET_D16 | ACCEL_MEMSET_D32;
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.flags = ACCEL_MEMSET_D32;
+	d.value = 1ULL << 32;
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.value = 0;
+	d.src = 2;				/* unused by MEMSET */
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.src = 0;
+	d.reserved = 1;
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.reserved = 0;
+	EXPECT_EQ(0, asc_desc_event(&d));
+	EXPECT_EQ(8ULL, asc_desc_bytes(&d));
+
+	d.dst_offset = 56;
+	EXPECT_EQ(0, asc_validate_desc(&d, &r, NULL, NULL));
+	d.dst_offset = 60;
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &r, NULL, NULL));
+	d.dst_offset = 2;			/* not 4-byte aligned */
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &r, NULL, NULL));
+	r.addr = 0x1002;			/* a registered range's address */
+	EXPECT_EQ(0, asc_validate_desc(&d, &r, NULL, NULL));
+	r.flags = ACCEL_MEM_READONLY;
+	EXPECT_EQ(-EPERM, asc_validate_desc(&d, &r, NULL, NULL));
+	r.flags = 0;
+	r.released = true;
+	EXPECT_EQ(-ENOENT, asc_validate_desc(&d, &r, NULL, NULL));
+
+	/* The pattern, from a phase inside an element. */
+	memset(b, 0, sizeof(b));
+	asc_memset_fill(b, 11, 0xaabb, 2, 1);
+	memcpy(&v, b + 1, 2);
+	EXPECT_EQ(0xaabb, v);
+	EXPECT_EQ(0xaa, b[0]);
+	EXPECT_EQ(0, b[11]);
+}
+
+TEST(copy_2d_shape_and_bounds)
+{
+	struct accel_desc d = { .op = ACCEL_OP_COPY_2D, .dst = 1, .src = 2,
+				.width = 10, .height = 4, .dst_pitch = 16,
+				.src_pitch = 10 };
+	struct asc_region dst = { .size = 58 }, src = { .size = 40 };
+
+	EXPECT_EQ(0, asc_check_desc(&d));
+	EXPECT_EQ(0, asc_desc_event(&d));	/* dst_pitch is no event */
+	EXPECT_EQ(40ULL, asc_desc_bytes(&d));
+	/* Last row ends at 3 * 16 + 10 = 58 and 3 * 10 + 10 = 40. */
+	EXPECT_EQ(0, asc_validate_desc(&d, &dst, &src, NULL));
+	d.dst_offset = 1;
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &dst, &src, NULL));
+	d.dst_offset = 0;
+	d.src_offset = 1;
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &dst, &src, NULL));
+	d.src_offset = 0;
+	d.height = 1ULL << 62;			/* rows * pitch overflows */
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &dst, &src, NULL));
+	d.height = 4;
+	d.dst_offset = ~0ULL - 20;		/* offset + span wraps */
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &dst, &src, NULL));
+	d.dst_offset = 0;
+	d.width = 0;				/* empty: offsets in bounds */
+	EXPECT_EQ(0, asc_validate_desc(&d, &dst, &src, NULL));
+	d.dst_offset = 59;
+	EXPECT_EQ(-EINVAL, asc_validate_desc(&d, &dst, &src, NULL));
+	d.dst_offset = 0;
+	d.width = 10;
+	d.src_pitch = 9;			/* below the width */
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.src_pitch = 10;
+	d.flags = 1;
+	EXPECT_EQ(-EINVAL, asc_check_desc(&d));
+	d.flags = 0;
+	dst.flags = ACCEL_MEM_READONLY;
+	EXPECT_EQ(-EPERM, asc_validate_desc(&d, &dst, &src, NULL));
+	dst.flags = 0;
+	src.flags = ACCEL_MEM_READONLY;		/* a read-only source is fine */
+	EXPECT_EQ(0, asc_validate_desc(&d, &dst, &src, NULL));
+	EXPECT_EQ(-ENOENT, asc_validate_desc(&d, &dst, NULL, NULL));
+}
+
 TEST(event_kinds)
 {
 	struct asc_event plain, user;

@@ -16,6 +16,8 @@
  *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
  *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
  *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
+ *    MEMSET -> cudaMemsetAsync (8-bit), cuMemsetD16Async or
+ *    cuMemsetD32Async; COPY_2D -> cudaMemcpy2DAsync(cudaMemcpyDefault);
  *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
  *    STREAM_WAIT -> cudaStreamWaitEvent on that event (ordered on the
  *    device, no host round trip); NOP, HOST_WAIT and HOST_SIGNAL have no
@@ -110,6 +112,7 @@
 #include <time.h>
 #include <sys/mman.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "accel_int.h"
@@ -134,7 +137,18 @@ typedef int (*write32_fn)(cudaStream_t stream, unsigned long long addr,
 	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
 	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
 	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)	\
-	X(cudaGetDeviceProperties) X(cudaMemGetInfo)
+	X(cudaGetDeviceProperties) X(cudaMemGetInfo) X(cudaMemsetAsync)	\
+	X(cudaMemcpy2DAsync)
+
+/*
+ * The driver API's 16 and 32-bit fills, which the runtime lacks, taken
+ * through the runtime (cudaGetDriverEntryPointByVersion) at their first
+ * use: libaccel links neither library.
+ */
+typedef CUresult (*cx_memset_d16_fn)(CUdeviceptr dst, unsigned short v,
+				     size_t n, CUstream s);
+typedef CUresult (*cx_memset_d32_fn)(CUdeviceptr dst, unsigned int v,
+				     size_t n, CUstream s);
 
 struct cx_rt {
 #define X(f) __typeof__(f) *f;
@@ -147,12 +161,16 @@ struct cx_rt {
 	__typeof__(cudaFreeHost) *cudaFreeHost;
 	__typeof__(cudaHostGetDevicePointer) *cudaHostGetDevicePointer;
 	write32_fn write32;		/* the driver's cuStreamWriteValue32 */
+	cx_memset_d16_fn memset_d16;	/* NULL: not found (cx_rt_driver()) */
+	cx_memset_d32_fn memset_d32;
+	void *handle;		/* dlopen()'s, for late lookups */
 	int runtime_version;
 	int load_error;
 	char why[256];
 };
 extern struct cx_rt cx_rt;
 extern pthread_once_t cx_rt_once;
+void cx_rt_driver(void);
 
 #define CX_FETCH_MAX		256
 #define CX_BATCH_MAX		64

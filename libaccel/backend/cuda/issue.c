@@ -6,6 +6,7 @@
  * waits as CUDA events, one range per stream and batch.
  */
 #include "cuda.h"
+#include "asc_core.h"
 
 static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 				       bool create)
@@ -440,6 +441,72 @@ static void cx_range_count(struct cx_range *r, const struct accel_exec_item *it)
 	r->bytes += it->desc.length;
 }
 
+/* MEMSET: cudaMemsetAsync, or the driver's 16 and 32-bit fills. 0 or -errno. */
+static int cx_memset(struct accel_cuda *cx, struct cx_stream *s,
+		     const struct accel_exec_item *it)
+{
+	const struct accel_desc *d = &it->desc;
+	uint32_t width = asc_memset_width(d);
+	CUresult cr;
+	void *p;
+	int ret;
+
+	ret = cx_resolve(cx, it->dst_kind, it->dst_addr, d->dst, d->dst_offset,
+			 d->length, &p);
+	if (ret)
+		return ret;
+	if (width == 1)
+		return cx_error(cx, cx_rt.cudaMemsetAsync(p, (int)d->value,
+							  d->length, s->cs),
+				"cudaMemsetAsync");
+	cx_rt_driver();
+	if ((width == 2 && !cx_rt.memset_d16) ||
+	    (width == 4 && !cx_rt.memset_d32)) {
+		accel_set_error("libcudart gives no cuMemsetD%uAsync (cudaGetDriverEntryPointByVersion, CUDA 12.5 or later)",
+				width * 8);
+		return -EOPNOTSUPP;
+	}
+	if (width == 2)
+		cr = cx_rt.memset_d16((CUdeviceptr)(uintptr_t)p,
+				      (unsigned short)d->value, d->length / 2,
+				      s->cs);
+	else
+		cr = cx_rt.memset_d32((CUdeviceptr)(uintptr_t)p,
+				      (unsigned int)d->value, d->length / 4,
+				      s->cs);
+	/*
+	 * The driver's codes are the runtime's for what a fill can return
+	 * (CUDA_ERROR_INVALID_VALUE is cudaErrorInvalidValue, and so on).
+	 */
+	return cx_error(cx, (cudaError_t)cr,
+			width == 2 ? "cuMemsetD16Async" : "cuMemsetD32Async");
+}
+
+/* COPY_2D: one cudaMemcpy2DAsync, the direction from the pointers. 0 or -errno. */
+static int cx_copy_2d(struct accel_cuda *cx, struct cx_stream *s,
+		      const struct accel_exec_item *it)
+{
+	const struct accel_desc *d = &it->desc;
+	/* Validated by the transport: the spans neither overflow nor leave. */
+	uint64_t dspan = (d->height - 1) * d->dst_pitch + d->width;
+	uint64_t sspan = (d->height - 1) * d->src_pitch + d->width;
+	void *dst, *src;
+	int ret;
+
+	ret = cx_resolve(cx, it->dst_kind, it->dst_addr, d->dst, d->dst_offset,
+			 dspan, &dst);
+	if (!ret)
+		ret = cx_resolve(cx, it->src_kind, it->src_addr, d->src,
+				 d->src_offset, sspan, &src);
+	if (ret)
+		return ret;
+	return cx_error(cx, cx_rt.cudaMemcpy2DAsync(dst, d->dst_pitch, src,
+						    d->src_pitch, d->width,
+						    d->height,
+						    cudaMemcpyDefault, s->cs),
+			"cudaMemcpy2DAsync");
+}
+
 static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		    uint64_t t_submit, uint64_t t_fetch)
 {
@@ -526,6 +593,25 @@ static void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		s->ncopies++;
 		return;
 	}
+	case ACCEL_OP_MEMSET:
+	case ACCEL_OP_COPY_2D:
+		if (!asc_desc_bytes(&it->desc))
+			return;
+		/* After the copies gathered before it, in stream order. */
+		cx_flush_copies(cx, s);
+		if (atomic_load(&s->failed))
+			return;
+		ret = cx_stream_cuda(cx, s);
+		if (!ret)
+			ret = it->desc.op == ACCEL_OP_MEMSET ?
+			      cx_memset(cx, s, it) : cx_copy_2d(cx, s, it);
+		if (ret) {
+			cx_range_fail(r, it->seq, ret);
+			atomic_store(&s->failed, true);
+			return;
+		}
+		r->device_work = true;
+		return;
 	case ACCEL_OP_EVENT_RECORD: {
 		struct cx_record *rec;
 		cudaEvent_t ev;

@@ -66,6 +66,7 @@ void cx_rt_load(void)
 			cx_rt.cudaGetLastError();
 	}
 	/* The library stays loaded for the life of the process. */
+	cx_rt.handle = h;
 }
 
 static int cuda_errno(cudaError_t e)
@@ -146,6 +147,35 @@ int cx_error(struct accel_cuda *cx, cudaError_t e, const char *call)
 	cuda_describe(buf, sizeof(buf), e, call);
 	accel_set_error("%s", buf);
 	return cuda_errno(e);
+}
+
+static pthread_once_t cx_rt_driver_once = PTHREAD_ONCE_INIT;
+
+static void cx_rt_driver_load(void)
+{
+	__typeof__(cudaGetDriverEntryPointByVersion) *get;
+	enum cudaDriverEntryPointQueryResult q;
+	void *fn;
+
+	/* From the runtime cx_rt_load() loaded (CUDA 12.5 and later). */
+	if (!cx_rt.handle)
+		return;
+	get = (__typeof__(get))dlsym(cx_rt.handle,
+				     "cudaGetDriverEntryPointByVersion");
+	if (!get)
+		return;
+	if (get("cuMemsetD16Async", &fn, 12000, cudaEnableDefault, &q) ==
+	    cudaSuccess && q == cudaDriverEntryPointSuccess)
+		cx_rt.memset_d16 = (cx_memset_d16_fn)fn;
+	if (get("cuMemsetD32Async", &fn, 12000, cudaEnableDefault, &q) ==
+	    cudaSuccess && q == cudaDriverEntryPointSuccess)
+		cx_rt.memset_d32 = (cx_memset_d32_fn)fn;
+}
+
+/* Resolve cx_rt.memset_d16 and memset_d32, once; they stay NULL if absent. */
+void cx_rt_driver(void)
+{
+	pthread_once(&cx_rt_driver_once, cx_rt_driver_load);
 }
 
 bool accel_cuda_lost(struct accel_ctx *ctx, const char **why)

@@ -397,6 +397,53 @@ static inline aclError aclrtMemcpy(void *dst, size_t destMax, const void *src,
 	return aclrtSynchronizeStream(ACCEL_STREAM_DEFAULT);
 }
 
+/* count bytes of value (a byte); ACL_ERROR_INVALID_PARAM past maxCount. */
+static inline aclError aclrtMemsetAsync(void *devPtr, size_t maxCount,
+					int32_t value, size_t count,
+					aclrtStream stream)
+{
+	if (count > maxCount)
+		return ACL_ERROR_INVALID_PARAM;
+	return accel_acl_error(accel_memset_async(stream, devPtr, (int)value,
+						  count));
+}
+
+static inline aclError aclrtMemset(void *devPtr, size_t maxCount,
+				   int32_t value, size_t count)
+{
+	aclError e = aclrtMemsetAsync(devPtr, maxCount, value, count,
+				      ACCEL_STREAM_DEFAULT);
+
+	if (e != ACL_SUCCESS)
+		return e;
+	return aclrtSynchronizeStream(ACCEL_STREAM_DEFAULT);
+}
+
+/* One 2D copy; device memory, pinned or registered memory on both sides. */
+static inline aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch,
+					  const void *src, size_t spitch,
+					  size_t width, size_t height,
+					  aclrtMemcpyKind kind,
+					  aclrtStream stream)
+{
+	return accel_acl_error(accel_memcpy_2d_async(stream, dst, dpitch, src,
+					spitch, width, height,
+					(enum accel_memcpy_kind)kind));
+}
+
+static inline aclError aclrtMemcpy2d(void *dst, size_t dpitch,
+				     const void *src, size_t spitch,
+				     size_t width, size_t height,
+				     aclrtMemcpyKind kind)
+{
+	aclError e = aclrtMemcpy2dAsync(dst, dpitch, src, spitch, width,
+					height, kind, ACCEL_STREAM_DEFAULT);
+
+	if (e != ACL_SUCCESS)
+		return e;
+	return aclrtSynchronizeStream(ACCEL_STREAM_DEFAULT);
+}
+
 #ifdef __cplusplus
 }
 #endif

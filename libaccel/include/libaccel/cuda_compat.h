@@ -15,6 +15,9 @@
  *  - stream 0 is the calling thread's default stream (cudaStreamPerThread
  *    semantics: it does not synchronize with other streams);
  *  - cudaMemcpy is cudaMemcpyAsync on that stream, then its synchronize;
+ *    cudaMemset and cudaMemcpy2D likewise;
+ *  - cudaMemcpy2DAsync with a pageable side copies row by row (libaccel's
+ *    accel_memcpy_2d_async() refuses pageable memory);
  *  - cudaMemcpyAsync into pageable memory returns once the copy completed
  *    (as in CUDA), so that the destination may be read, or freed, at once;
  *  - errors map from libaccel's errno values (accel_cuda_error());
@@ -649,6 +652,74 @@ static inline cudaError_t cudaMemcpy(void *dst, const void *src,
 {
 	cudaError_t e = cudaMemcpyAsync(dst, src, count, kind,
 					ACCEL_STREAM_DEFAULT);
+
+	if (e != cudaSuccess)
+		return e;
+	return cudaStreamSynchronize(ACCEL_STREAM_DEFAULT);
+}
+
+static inline cudaError_t cudaMemsetAsync(void *devPtr, int value,
+					  size_t count, cudaStream_t stream)
+{
+	ACCEL_CUDA_CALL(accel_memset_async(stream, devPtr, value, count));
+}
+
+static inline cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+	cudaError_t e = cudaMemsetAsync(devPtr, value, count,
+					ACCEL_STREAM_DEFAULT);
+
+	if (e != cudaSuccess)
+		return e;
+	return cudaStreamSynchronize(ACCEL_STREAM_DEFAULT);
+}
+
+/*
+ * libaccel refuses a 2D copy with a pageable side (-EOPNOTSUPP); CUDA
+ * copies it. Here such a copy goes row by row through
+ * accel_cuda_memcpy_async() (pageable sources staged at once, as any
+ * copy's): in order, but a failure part way leaves the rows before it
+ * queued.
+ */
+static inline int accel_cuda_memcpy_2d_async(void *dst, size_t dpitch,
+					     const void *src, size_t spitch,
+					     size_t width, size_t height,
+					     enum cudaMemcpyKind kind,
+					     cudaStream_t stream)
+{
+	int r = accel_memcpy_2d_async(stream, dst, dpitch, src, spitch, width,
+				      height, (enum accel_memcpy_kind)kind);
+	size_t i;
+
+	if (r != -EOPNOTSUPP)
+		return r;
+	for (i = 0, r = 0; i < height && !r; i++)
+		r = accel_cuda_memcpy_async((char *)dst + i * dpitch,
+					    (const char *)src + i * spitch,
+					    width, kind, stream);
+	return r;
+}
+
+static inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch,
+					    const void *src, size_t spitch,
+					    size_t width, size_t height,
+					    enum cudaMemcpyKind kind,
+					    cudaStream_t stream)
+{
+	if (dpitch < width || spitch < width)
+		return accel_cuda_ret(-EINVAL);
+	ACCEL_CUDA_CALL(accel_cuda_memcpy_2d_async(dst, dpitch, src, spitch,
+						   width, height, kind,
+						   stream));
+}
+
+static inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch,
+				       const void *src, size_t spitch,
+				       size_t width, size_t height,
+				       enum cudaMemcpyKind kind)
+{
+	cudaError_t e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width,
+					  height, kind, ACCEL_STREAM_DEFAULT);
 
 	if (e != cudaSuccess)
 		return e;

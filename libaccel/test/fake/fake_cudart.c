@@ -45,23 +45,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 static int batch_calls;
 
 enum { C_COPY, C_BATCH, C_BATCH_ITEMS, C_REC, C_QUERY, C_SYNC, C_WAIT,
-       C_GETDEV, C_SETDEV, C_EVCREATE, C_WRITE, C_N };
+       C_GETDEV, C_SETDEV, C_EVCREATE, C_WRITE, C_MEMSET, C_MEMSET16,
+       C_MEMSET32, C_COPY2D, C_N };
 static const char *const c_name[C_N] = {
 	"cudaMemcpyAsync", "cudaMemcpyBatchAsync", "  (copies in batches)",
 	"cudaEventRecord", "cudaEventQuery", "cudaEventSynchronize",
 	"cudaStreamWaitEvent", "cudaGetDevice", "cudaSetDevice",
-	"cudaEventCreateWithFlags", "cuStreamWriteValue32",
+	"cudaEventCreateWithFlags", "cuStreamWriteValue32", "cudaMemsetAsync",
+	"cuMemsetD16Async", "cuMemsetD32Async", "cudaMemcpy2DAsync",
 };
 static unsigned long counts[C_N];
 static long call_ns = -1;
@@ -75,6 +79,18 @@ static void stats_print(void)
 		fprintf(stderr, " %s %lu%s", c_name[i],
 			__atomic_load_n(&counts[i], __ATOMIC_RELAXED),
 			i + 1 < C_N ? "," : "\n");
+}
+
+/* How many times the call @name was made (dlsym fake_cuda_calls), -1: unknown. */
+long fake_cuda_calls(const char *name);
+long fake_cuda_calls(const char *name)
+{
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		if (!strcmp(name, c_name[i]))
+			return (long)__atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+	return -1;
 }
 
 static void call(int what)
@@ -514,19 +530,86 @@ static int fake_write_value32(void *stream, unsigned long long addr,
 	return 0;
 }
 
+cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
+{
+	(void)s;
+	call(C_MEMSET);
+	memset(p, v, n);
+	return cudaSuccess;
+}
+
+/* The driver's fills, as cudaGetDriverEntryPointByVersion hands them out. */
+static CUresult fake_memset_d16(CUdeviceptr p, unsigned short v, size_t n,
+				CUstream s)
+{
+	unsigned char *b = (unsigned char *)(uintptr_t)p;
+	size_t i;
+
+	(void)s;
+	call(C_MEMSET16);
+	if (p & 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < n; i++)
+		memcpy(b + 2 * i, &v, 2);
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_memset_d32(CUdeviceptr p, unsigned int v, size_t n,
+				CUstream s)
+{
+	unsigned char *b = (unsigned char *)(uintptr_t)p;
+	size_t i;
+
+	(void)s;
+	call(C_MEMSET32);
+	if (p & 3)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < n; i++)
+		memcpy(b + 4 * i, &v, 4);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * FAKE_CUDA_DRIVER_FILLS=0: a runtime that gives out no driver fills;
+ * FAKE_CUDA_NO_WRITE=1: none that writes a host word.
+ */
 cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
 					     unsigned int ver,
 					     unsigned long long flags,
-					     enum cudaDriverEntryPointQueryResult *st)
+					     enum cudaDriverEntryPointQueryResult *q)
 {
-	const char *off = getenv("FAKE_CUDA_NO_WRITE");
+	const char *off = getenv("FAKE_CUDA_DRIVER_FILLS");
+	const char *nowrite = getenv("FAKE_CUDA_NO_WRITE");
 
 	(void)ver; (void)flags;
 	*fn = NULL;
-	if (!strcmp(sym, "cuStreamWriteValue32") && !(off && !strcmp(off, "1")))
+	if (!strcmp(sym, "cuStreamWriteValue32") &&
+	    !(nowrite && !strcmp(nowrite, "1")))
 		*fn = (void *)fake_write_value32;
-	if (st)
-		*st = *fn ? cudaDriverEntryPointSuccess :
-			    cudaDriverEntryPointSymbolNotFound;
+	if (!(off && !strcmp(off, "0"))) {
+		if (!strcmp(sym, "cuMemsetD16Async"))
+			*fn = (void *)fake_memset_d16;
+		else if (!strcmp(sym, "cuMemsetD32Async"))
+			*fn = (void *)fake_memset_d32;
+	}
+	if (q)
+		*q = *fn ? cudaDriverEntryPointSuccess :
+			   cudaDriverEntryPointSymbolNotFound;
 	return *fn ? cudaSuccess : cudaErrorSymbolNotFound;
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+			      size_t spitch, size_t w, size_t h,
+			      enum cudaMemcpyKind k, cudaStream_t s)
+{
+	size_t i;
+
+	(void)k; (void)s;
+	call(C_COPY2D);
+	if (dpitch < w || spitch < w)
+		return cudaErrorInvalidPitchValue;
+	for (i = 0; i < h; i++)
+		memmove((char *)dst + i * dpitch, (const char *)src + i * spitch,
+			w);
+	return cudaSuccess;
 }

@@ -23,6 +23,72 @@ void ip_retire_locked(struct ip_stream *s, int status)
 		pthread_cond_broadcast(&c->cond);
 }
 
+/*
+ * A registered range is the user's mapping: unlike the module's pinned
+ * pages it goes with munmap (after a deferred unregister, say). Copy it
+ * checked: such a copy fails with -EFAULT instead of crashing.
+ */
+static int ip_move(unsigned char *d, const unsigned char *from, size_t len,
+		   bool user)
+{
+	if (user)
+		return accel_copy_checked(d, from, len);
+	memmove(d, from, len);
+	return 0;
+}
+
+/* MEMSET: the core's pattern, through a buffer when the memory is the user's. */
+static int ip_memset(unsigned char *d, const struct accel_desc *desc,
+		     bool user)
+{
+	u32 width = asc_memset_width(desc);
+	unsigned char pat[4096];
+	u64 done, n;
+	int ret = 0;
+
+	if (!user) {
+		asc_memset_fill(d, desc->length, (u32)desc->value, width, 0);
+		return 0;
+	}
+	/* 4096 is a multiple of every element size: each piece starts one. */
+	asc_memset_fill(pat, sizeof(pat), (u32)desc->value, width, 0);
+	for (done = 0; !ret && done < desc->length; done += n) {
+		n = desc->length - done < sizeof(pat) ? desc->length - done :
+							sizeof(pat);
+		ret = accel_copy_checked(d + done, pat, n);
+	}
+	return ret;
+}
+
+/* Run a COPY, MEMSET or COPY_2D the core said to perform; 0 or -EFAULT. */
+static int ip_engine_copy(const struct asc_entry *e)
+{
+	const struct accel_desc *desc = &e->desc;
+	struct ip_region *dst = container_of(e->dst, struct ip_region, core);
+	struct ip_region *src = e->src ?
+		container_of(e->src, struct ip_region, core) : NULL;
+	unsigned char *d = dst->base + desc->dst_offset;
+	const unsigned char *from = src ? src->base + desc->src_offset : NULL;
+	bool user = dst->core.kind == IP_REGION_USER ||
+		    (src && src->core.kind == IP_REGION_USER);
+	u64 row;
+	int ret = 0;
+
+	switch (desc->op) {
+	case ACCEL_OP_MEMSET:
+		return ip_memset(d, desc, user);
+	case ACCEL_OP_COPY_2D:
+		/* Validated: every row lies inside both regions. */
+		for (row = 0; !ret && row < desc->height; row++)
+			ret = ip_move(d + row * desc->dst_pitch,
+				      from + row * desc->src_pitch,
+				      desc->width, user);
+		return ret;
+	default:
+		return ip_move(d, from, desc->length, user);
+	}
+}
+
 void *ip_stream_worker(void *arg)
 {
 	struct ip_stream *s = arg;
@@ -47,27 +113,10 @@ void *ip_stream_worker(void *arg)
 		}
 		if (step == ASC_STEP_COPY) {
 			struct asc_entry *e = asc_queue_peek(&s->q);
-			struct ip_region *dst = container_of(e->dst,
-							     struct ip_region, core);
-			struct ip_region *src = container_of(e->src,
-							     struct ip_region, core);
-			unsigned char *d = dst->base + e->desc.dst_offset;
-			const unsigned char *from = src->base + e->desc.src_offset;
-			/*
-			 * A registered range is the user's mapping: unlike the
-			 * module's pinned pages it goes with munmap (after a
-			 * deferred unregister, say). Copy it checked: such a
-			 * copy fails with -EFAULT instead of crashing.
-			 */
-			bool user = dst->core.kind == IP_REGION_USER ||
-				    src->core.kind == IP_REGION_USER;
 
 			s->copying = true;
 			pthread_mutex_unlock(&c->lock);
-			if (user)
-				status = accel_copy_checked(d, from, e->desc.length);
-			else
-				memmove(d, from, e->desc.length);
+			status = ip_engine_copy(e);
 			pthread_mutex_lock(&c->lock);
 			s->copying = false;
 		}

@@ -159,7 +159,8 @@ static void resolve_locked(struct ip_ctx *c, struct asc_entry *e)
 {
 	struct ip_region *dst = ip_idr_find(&c->regions, e->desc.dst);
 	struct ip_region *src = ip_idr_find(&c->regions, e->desc.src);
-	struct ip_event *ev = ip_idr_find(&c->events, e->desc.event);
+	struct ip_event *ev = ip_idr_find(&c->events,
+					  asc_desc_event(&e->desc));
 
 	e->dst = dst ? &dst->core : NULL;
 	e->src = src ? &src->core : NULL;
