@@ -136,9 +136,32 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 		ctx->failed_streams++;
 	ctx->queued--;
 	ctx->completions++;
+	/* A retired batch is kept for the stream's next submission. */
+	if (rel.batch)
+		rel.batch = as_stream_keep_batch_locked(ctx, s, rel.batch);
 	/* Frees a small batch at once, defers a vmalloc'ed one. */
 	as_collect_locked(ctx, &rel, fl);
 	atomic64_inc(&as_retired_total);
+}
+
+/**
+ * as_ctx_wake_locked() - wake the context's waiters, if there are any
+ * @ctx: the context.
+ *
+ * Every sleeper on @ctx->wq queues itself before it takes @ctx->lock to
+ * check its condition (as_ctx_wait(), wait_event(), poll), so a waker
+ * holding the lock either sees it queued or changed the state before the
+ * sleeper checks it: an empty queue needs no wake-up, and most
+ * submissions and retirements have no one waiting.
+ *
+ * Context: @ctx->lock held.
+ */
+void as_ctx_wake_locked(struct as_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	/* The full barrier of wq_has_sleeper() is not needed, but cheap. */
+	if (wq_has_sleeper(&ctx->wq))
+		wake_up_all(&ctx->wq);
 }
 
 /* Wake whatever may wait for what was retired: host waiters, poll, streams. */
@@ -146,7 +169,7 @@ static void as_retired_wake_locked(struct as_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->lock);
 	as_ctx_kick_all_locked(ctx);
-	wake_up_all(&ctx->wq);
+	as_ctx_wake_locked(ctx);
 }
 
 /**
@@ -316,7 +339,7 @@ void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
 	else if (as_engine_release_locked(ctx, s))
 		list_add(&s->free_node, &fl->streams);	/* destroyed meanwhile */
 	/* As in the worker: a release() waiter may be watching work_active. */
-	wake_up_all(&ctx->wq);
+	as_ctx_wake_locked(ctx);
 }
 
 /**
@@ -341,9 +364,9 @@ void as_engine_work(struct work_struct *work)
 	as_engine_run_locked(ctx, s, U64_MAX);
 	free_self = as_engine_release_locked(ctx, s);
 	/* Woken under the lock: release() may free @ctx once we drop it. */
-	wake_up_all(&ctx->wq);
+	as_ctx_wake_locked(ctx);
 	spin_unlock(&ctx->lock);
 
 	if (free_self)
-		kfree(s);
+		as_stream_free(s);
 }
