@@ -116,11 +116,14 @@ static void as_engine_copy(struct asc_entry *e, bool may_sleep)
 /*
  * Retire the oldest entry of a stream without waking anyone: the caller
  * calls as_retired_wake_locked() before it drops the lock or returns.
+ * @rel is empty and left empty (as_collect_locked() empties it): a caller
+ * retiring a run of entries passes the same one, cleared once (each
+ * cleared stack copy costs a string store per entry).
  */
 static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
-				   int status, struct as_freelist *fl)
+				   int status, struct asc_release *rel,
+				   struct as_freelist *fl)
 {
-	struct asc_release rel = {};
 	bool was_failed = s->tl.error;
 	struct asc_entry *e;
 
@@ -131,16 +134,16 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 	 * per copy (with the HPET clocksource, each is a device access).
 	 */
 	asc_retire_head(&s->tl, &s->q, status, e->event ? ktime_get_ns() : 0,
-			&rel);
+			rel);
 	if (!was_failed && s->tl.error)
 		ctx->failed_streams++;
 	ctx->queued--;
 	ctx->completions++;
 	/* A retired batch is kept for the stream's next submission. */
-	if (rel.batch)
-		rel.batch = as_stream_keep_batch_locked(ctx, s, rel.batch);
+	if (rel->batch)
+		rel->batch = as_stream_keep_batch_locked(ctx, s, rel->batch);
 	/* Frees a small batch at once, defers a vmalloc'ed one. */
-	as_collect_locked(ctx, &rel, fl);
+	as_collect_locked(ctx, rel, fl);
 	atomic64_inc(&as_retired_total);
 }
 
@@ -187,7 +190,9 @@ static void as_retired_wake_locked(struct as_ctx *ctx)
 void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 		      struct as_freelist *fl)
 {
-	as_retire_quiet_locked(ctx, s, status, fl);
+	struct asc_release rel = {};
+
+	as_retire_quiet_locked(ctx, s, status, &rel, fl);
 	as_retired_wake_locked(ctx);
 }
 
@@ -217,7 +222,8 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 				 u64 budget)
 {
 	bool more = false, woken = true;
-	struct as_freelist fl;
+	struct as_freelist fl __uninitialized;	/* as_freelist_init() */
+	struct asc_release rel = {};
 	u64 pending = 0;
 
 	lockdep_assert_held(&ctx->lock);
@@ -266,7 +272,7 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 		 * before the lock is dropped to free or reschedule, and at
 		 * the end.
 		 */
-		as_retire_quiet_locked(ctx, s, status, &fl);
+		as_retire_quiet_locked(ctx, s, status, &rel, &fl);
 		woken = false;
 		if (!as_freelist_empty(&fl)) {
 			/* Unpinning and freeing may sleep: drop the lock. */

@@ -327,7 +327,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 {
 	struct asc_release rel = {};
 	struct asc_batch *b = NULL;
-	struct as_freelist fl;
+	struct as_freelist fl __uninitialized;	/* as_freelist_init() */
 	struct as_stream *s;
 	u32 i;
 	int ret;
@@ -387,8 +387,12 @@ err_unlock:
  */
 int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 {
-	/* A few descriptors, the common case, are copied in on the stack. */
-	struct accel_desc stack_descs[4];
+	/*
+	 * A few descriptors, the common case, are copied in on the stack; not
+	 * cleared first (CONFIG_INIT_STACK_ALL_ZERO would, at every call):
+	 * only what copy_from_user() wrote is read.
+	 */
+	struct accel_desc stack_descs[4] __uninitialized;
 	struct accel_submit req;
 	struct accel_desc *descs = stack_descs;
 	u32 i;
