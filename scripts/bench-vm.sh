@@ -20,6 +20,9 @@
 # 33554432), VM_MEM (MiB; 4096), BENCH_VM_OUT (build/bench-vm).
 # Output: the rows on stdout, and in $BENCH_VM_OUT: run-<mode>-<n>.txt and
 # one CSV per program and mode (bench/plot.sh draws the bandwidth ones).
+#
+# scripts/bench-vm.sh --summary DIR... prints the summary over the rounds of
+# several runs (one boot each, BENCH_VM_OUT=DIR), without running anything.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,6 +61,22 @@ summarize() {
 		}
 	}' "$1"/latency-before.csv "$1"/latency-after.csv "$1"/bandwidth-before.csv "$1"/bandwidth-after.csv
 }
+
+if [ "${1:-}" = --summary ]; then
+	shift
+	[ $# -gt 0 ] || die "--summary needs the output directories of the runs"
+	all=$(mktemp -d)
+	trap 'rm -rf "$all"' EXIT
+	for f in latency-before latency-after bandwidth-before bandwidth-after; do
+		for d in "$@"; do
+			[ -f "$d/$f.csv" ] || die "no $d/$f.csv"
+			awk 'FNR > 1 || !h++' "$d/$f.csv"
+		done | awk 'NR == 1 || !/^program,/' > "$all/$f.csv"
+	done
+	echo "=== summary over the rounds of $#: ratio libaccel / baseline, min-max (before -> after)"
+	summarize "$all"
+	exit 0
+fi
 
 scripts/deps.sh vm build || die "installing packages failed"
 kdir=$(scripts/vm/kernel.sh --no-image "$KERNEL" | sed -n 's/^KDIR=//p')
