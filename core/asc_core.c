@@ -716,8 +716,23 @@ void asc_batch_init(struct asc_batch *b, const struct accel_desc *descs,
 	b->next = NULL;
 	b->count = count;
 	b->remaining = count;
-	for (i = 0; i < count; i++)
-		b->ents[i] = (struct asc_entry){ .desc = descs[i], .batch = b };
+	/*
+	 * Field by field: assigning a whole compound literal clears the
+	 * entry first and then copies it, twice the stores per descriptor.
+	 */
+	for (i = 0; i < count; i++) {
+		struct asc_entry *e = &b->ents[i];
+
+		e->next = NULL;
+		e->desc = descs[i];
+		e->seq = 0;
+		e->dst = NULL;
+		e->src = NULL;
+		e->event = NULL;
+		e->wait.tl = NULL;
+		e->wait.seq = 0;
+		e->batch = b;
+	}
 }
 
 /**

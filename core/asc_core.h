@@ -103,6 +103,9 @@ struct asc_event {
  * @event: EVENT_RECORD, HOST_WAIT, HOST_SIGNAL: the event.
  * @wait: STREAM_WAIT: the point captured at submission.
  * @batch: the submission it came in, NULL for an entry of its own.
+ *
+ * asc_batch_init() sets every member one by one: a new member is
+ * initialised there too.
  */
 struct asc_entry {
 	struct asc_entry *next;

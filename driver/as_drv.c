@@ -212,7 +212,7 @@ void as_freelist_free(struct as_ctx *ctx, struct as_freelist *fl)
 		cond_resched();
 	}
 	list_for_each_entry_safe(s, stmp, &fl->streams, free_node) {
-		kfree(s);
+		as_stream_free(s);
 		cond_resched();
 	}
 	list_for_each_entry_safe(m, mtmp, &fl->regions, free_node) {

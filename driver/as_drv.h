@@ -214,6 +214,10 @@ struct as_mem {
  *	the queue inline; set and cleared under @ctx->lock. While set that
  *	owner runs the queue (one at a time, in order) and owns the stream's
  *	freeing.
+ * @spare: a retired batch of at most %AS_SPARE_ENTRIES entries kept for
+ *	the next submission of as many or fewer, so that a stream submitting
+ *	over and over allocates nothing; NULL if none. Freed with the stream.
+ * @spare_cap: the entries @spare has room for.
  * @destroyed: the handle is gone; freed once drained and unreferenced.
  * @flags: creation flags.
  * @priority: effective priority.
@@ -230,6 +234,8 @@ struct as_stream {
 	u32 dev;
 	struct work_struct work;
 	bool work_active;
+	struct asc_batch *spare;
+	u32 spare_cap;
 	bool destroyed;
 	u32 flags;
 	s32 priority;
@@ -237,6 +243,12 @@ struct as_stream {
 	struct list_head node;
 	struct list_head free_node;
 };
+
+/*
+ * The largest batch a stream keeps for reuse (about 8 KiB): bounds what an
+ * idle stream holds while sparing the common submission its allocation.
+ */
+#define AS_SPARE_ENTRIES	64
 
 /**
  * struct as_event_obj - an event
@@ -349,6 +361,10 @@ int as_submit_ioctl(struct as_ctx *ctx, void __user *arg);
 int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	      u32 count, u64 *seq);
 bool as_stream_freeable_locked(struct as_ctx *ctx, struct as_stream *s);
+struct asc_batch *as_stream_keep_batch_locked(struct as_ctx *ctx,
+					      struct as_stream *s,
+					      struct asc_batch *b);
+void as_stream_free(struct as_stream *s);
 
 /* as_event.c */
 int as_event_create_ioctl(struct as_ctx *ctx, void __user *arg);
@@ -379,6 +395,7 @@ void as_stream_kick_locked(struct as_ctx *ctx, struct as_stream *s);
 void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
 			     struct as_freelist *fl);
 void as_ctx_kick_all_locked(struct as_ctx *ctx);
+void as_ctx_wake_locked(struct as_ctx *ctx);
 
 /* as_exec.c */
 int as_exec_attach_ioctl(struct as_ctx *ctx, void __user *arg);

@@ -164,11 +164,14 @@ static void as_engine_copy(struct asc_entry *e, bool may_sleep)
 /*
  * Retire the oldest entry of a stream without waking anyone: the caller
  * calls as_retired_wake_locked() before it drops the lock or returns.
+ * @rel is empty and left empty (as_collect_locked() empties it): a caller
+ * retiring a run of entries passes the same one, cleared once (each
+ * cleared stack copy costs a string store per entry).
  */
 static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
-				   int status, struct as_freelist *fl)
+				   int status, struct asc_release *rel,
+				   struct as_freelist *fl)
 {
-	struct asc_release rel = {};
 	bool was_failed = s->tl.error;
 	struct asc_entry *e;
 
@@ -179,7 +182,7 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 	 * per copy (with the HPET clocksource, each is a device access).
 	 */
 	asc_retire_head(&s->tl, &s->q, status, e->event ? ktime_get_ns() : 0,
-			&rel);
+			rel);
 	if (!was_failed && s->tl.error)
 		ctx->failed_streams++;
 	if (!list_empty(&s->exports))
@@ -187,9 +190,32 @@ static void as_retire_quiet_locked(struct as_ctx *ctx, struct as_stream *s,
 	ctx->queued--;
 	ctx->completions++;
 	atomic64_inc(&as_devices[s->dev].retired);
+	/* A retired batch is kept for the stream's next submission. */
+	if (rel->batch)
+		rel->batch = as_stream_keep_batch_locked(ctx, s, rel->batch);
 	/* Frees a small batch at once, defers a vmalloc'ed one. */
-	as_collect_locked(ctx, &rel, fl);
+	as_collect_locked(ctx, rel, fl);
 	atomic64_inc(&as_retired_total);
+}
+
+/**
+ * as_ctx_wake_locked() - wake the context's waiters, if there are any
+ * @ctx: the context.
+ *
+ * Every sleeper on @ctx->wq queues itself before it takes @ctx->lock to
+ * check its condition (as_ctx_wait(), wait_event(), poll), so a waker
+ * holding the lock either sees it queued or changed the state before the
+ * sleeper checks it: an empty queue needs no wake-up, and most
+ * submissions and retirements have no one waiting.
+ *
+ * Context: @ctx->lock held.
+ */
+void as_ctx_wake_locked(struct as_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	/* The full barrier of wq_has_sleeper() is not needed, but cheap. */
+	if (wq_has_sleeper(&ctx->wq))
+		wake_up_all(&ctx->wq);
 }
 
 /* Wake whatever may wait for what was retired: host waiters, poll, streams. */
@@ -197,7 +223,7 @@ static void as_retired_wake_locked(struct as_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->lock);
 	as_ctx_kick_all_locked(ctx);
-	wake_up_all(&ctx->wq);
+	as_ctx_wake_locked(ctx);
 }
 
 /**
@@ -215,7 +241,9 @@ static void as_retired_wake_locked(struct as_ctx *ctx)
 void as_retire_locked(struct as_ctx *ctx, struct as_stream *s, int status,
 		      struct as_freelist *fl)
 {
-	as_retire_quiet_locked(ctx, s, status, fl);
+	struct asc_release rel = {};
+
+	as_retire_quiet_locked(ctx, s, status, &rel, fl);
 	as_retired_wake_locked(ctx);
 }
 
@@ -245,7 +273,8 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 				 u64 budget)
 {
 	bool more = false, woken = true;
-	struct as_freelist fl;
+	struct as_freelist fl __uninitialized;	/* as_freelist_init() */
+	struct asc_release rel = {};
 	u64 pending = 0;
 
 	lockdep_assert_held(&ctx->lock);
@@ -293,7 +322,7 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 		 * before the lock is dropped to free or reschedule, and at
 		 * the end.
 		 */
-		as_retire_quiet_locked(ctx, s, status, &fl);
+		as_retire_quiet_locked(ctx, s, status, &rel, &fl);
 		woken = false;
 		if (!as_freelist_empty(&fl)) {
 			/* Unpinning and freeing may sleep: drop the lock. */
@@ -366,7 +395,7 @@ void as_engine_submit_locked(struct as_ctx *ctx, struct as_stream *s,
 	else if (as_engine_release_locked(ctx, s))
 		list_add(&s->free_node, &fl->streams);	/* destroyed meanwhile */
 	/* As in the worker: a release() waiter may be watching work_active. */
-	wake_up_all(&ctx->wq);
+	as_ctx_wake_locked(ctx);
 }
 
 /**
@@ -391,9 +420,9 @@ void as_engine_work(struct work_struct *work)
 	as_engine_run_locked(ctx, s, U64_MAX);
 	free_self = as_engine_release_locked(ctx, s);
 	/* Woken under the lock: release() may free @ctx once we drop it. */
-	wake_up_all(&ctx->wq);
+	as_ctx_wake_locked(ctx);
 	spin_unlock(&ctx->lock);
 
 	if (free_self)
-		kfree(s);
+		as_stream_free(s);
 }

@@ -2,6 +2,7 @@
 /*
  * accelstream: streams and descriptor submission.
  */
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -20,6 +21,61 @@ bool as_stream_freeable_locked(struct as_ctx *ctx, struct as_stream *s)
 {
 	lockdep_assert_held(&ctx->lock);
 	return s->destroyed && !s->q.count && !s->tl.refs && !s->work_active;
+}
+
+/**
+ * as_stream_keep_batch_locked() - keep a retired batch for the next submission
+ * @ctx: the context.
+ * @s: the stream the batch was submitted on.
+ * @b: the batch, all its entries retired.
+ *
+ * The stream keeps the larger of @b and its spare, if at most
+ * %AS_SPARE_ENTRIES entries and allocated with kmalloc(); a destroyed
+ * stream keeps none.
+ *
+ * Context: @ctx->lock held.
+ * Return: the batch to free (@b, the old spare, or NULL).
+ */
+struct asc_batch *as_stream_keep_batch_locked(struct as_ctx *ctx,
+					      struct as_stream *s,
+					      struct asc_batch *b)
+{
+	struct asc_batch *old = s->spare;
+
+	lockdep_assert_held(&ctx->lock);
+	/* @b->count: at least what it has room for (it may be a reused one). */
+	if (s->destroyed || b->count > AS_SPARE_ENTRIES ||
+	    is_vmalloc_addr(b) || (old && s->spare_cap >= b->count))
+		return b;
+	s->spare = b;
+	s->spare_cap = b->count;
+	return old;
+}
+
+/* Take the stream's spare batch if it has room for @count entries. */
+static struct asc_batch *as_stream_take_batch_locked(struct as_ctx *ctx,
+						     struct as_stream *s,
+						     u32 count)
+{
+	struct asc_batch *b = s->spare;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!b || s->spare_cap < count)
+		return NULL;
+	s->spare = NULL;
+	return b;
+}
+
+/**
+ * as_stream_free() - free a stream's memory
+ * @s: the stream, unlisted and unreferenced.
+ *
+ * Context: any context but NMI.
+ */
+void as_stream_free(struct as_stream *s)
+{
+	kfree(s->spare);
+	kfree(s);
 }
 
 /**
@@ -119,7 +175,7 @@ int as_stream_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 	spin_unlock(&ctx->lock);
 
 	if (free_now)
-		kfree(s);
+		as_stream_free(s);
 	return 0;
 }
 
@@ -218,20 +274,43 @@ int as_stream_sync_ioctl(struct as_ctx *ctx, void __user *arg)
 	return ret;
 }
 
+static struct asc_region *as_resolve_region_locked(struct as_ctx *ctx,
+						   u32 handle)
+{
+	struct as_mem *m = as_region_lookup_locked(ctx, handle);
+
+	return m ? &m->core : NULL;
+}
+
 /*
  * Look up the handles of one descriptor (handle 0 finds nothing: the
  * fields an op does not use are zero); the core judges what was found.
+ * A handle the previous descriptor of the batch (@prev, or NULL) named
+ * too is not looked up again: batches name the same regions over and over.
  */
-static void as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e)
+static void as_resolve_locked(struct as_ctx *ctx, struct asc_entry *e,
+			      const struct asc_entry *prev)
 {
-	struct as_mem *dst = as_region_lookup_locked(ctx, e->desc.dst);
-	struct as_mem *src = as_region_lookup_locked(ctx, e->desc.src);
 	u32 event = asc_desc_event(&e->desc);
-	struct as_event_obj *ev = as_event_lookup_locked(ctx, event);
+	struct as_event_obj *ev;
 
-	e->dst = dst ? &dst->core : NULL;
-	e->src = src ? &src->core : NULL;
-	e->event = ev ? &ev->core : NULL;
+	if (prev && e->desc.dst == prev->desc.dst)
+		e->dst = prev->dst;
+	else
+		e->dst = as_resolve_region_locked(ctx, e->desc.dst);
+	if (prev && e->desc.src == prev->desc.src)
+		e->src = prev->src;
+	else if (e->desc.src == e->desc.dst)
+		e->src = e->dst;
+	else
+		e->src = as_resolve_region_locked(ctx, e->desc.src);
+	/* Only ops that name one (a COPY_2D keeps a pitch there). */
+	if (prev && event == asc_desc_event(&prev->desc)) {
+		e->event = prev->event;
+	} else {
+		ev = as_event_lookup_locked(ctx, event);
+		e->event = ev ? &ev->core : NULL;
+	}
 }
 
 /**
@@ -251,22 +330,29 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	      u32 count, u64 *seq)
 {
 	struct asc_release rel = {};
-	struct as_freelist fl;
-	struct asc_batch *b;
+	struct asc_batch *b = NULL;
+	struct as_freelist fl __uninitialized;	/* as_freelist_init() */
 	struct as_stream *s;
 	u32 i;
 	int ret;
 
-	b = kvmalloc(struct_size(b, ents, count), GFP_KERNEL_ACCOUNT);
-	if (!b)
-		return -ENOMEM;
-	asc_batch_init(b, descs, count);
-
 	as_freelist_init(&fl);
 	spin_lock(&ctx->lock);
 	s = as_stream_lookup_locked(ctx, stream);
+	/* The stream's spare batch if it has room, else a new one. */
+	if (s)
+		b = as_stream_take_batch_locked(ctx, s, count);
+	if (!b) {
+		spin_unlock(&ctx->lock);
+		b = kvmalloc(struct_size(b, ents, count), GFP_KERNEL_ACCOUNT);
+		if (!b)
+			return -ENOMEM;
+		spin_lock(&ctx->lock);
+		s = as_stream_lookup_locked(ctx, stream);
+	}
+	asc_batch_init(b, descs, count);
 	for (i = 0; i < count; i++)
-		as_resolve_locked(ctx, &b->ents[i]);
+		as_resolve_locked(ctx, &b->ents[i], i ? &b->ents[i - 1] : NULL);
 	ret = asc_submit_admit(s ? &s->tl : NULL, s ? &s->q : NULL, b,
 			       ctx->executor);
 	if (ret)
@@ -279,7 +365,7 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	*seq = s->tl.submitted;
 	as_engine_submit_locked(ctx, s, &fl);
 	if (ctx->executor)
-		wake_up_all(&ctx->wq);	/* a fetch may be waiting */
+		as_ctx_wake_locked(ctx);	/* a fetch may be waiting */
 	spin_unlock(&ctx->lock);
 
 	atomic64_add(count, &as_submitted_total);
@@ -287,6 +373,9 @@ int as_submit(struct as_ctx *ctx, u32 stream, const struct accel_desc *descs,
 	return 0;
 
 err_unlock:
+	/* A failed submission changes nothing, the stream's spare aside. */
+	if (s)
+		b = as_stream_keep_batch_locked(ctx, s, b);
 	spin_unlock(&ctx->lock);
 	kvfree(b);
 	return ret;
@@ -302,8 +391,12 @@ err_unlock:
  */
 int as_submit_ioctl(struct as_ctx *ctx, void __user *arg)
 {
-	/* A few descriptors, the common case, are copied in on the stack. */
-	struct accel_desc stack_descs[4];
+	/*
+	 * A few descriptors, the common case, are copied in on the stack; not
+	 * cleared first (CONFIG_INIT_STACK_ALL_ZERO would, at every call):
+	 * only what copy_from_user() wrote is read.
+	 */
+	struct accel_desc stack_descs[4] __uninitialized;
 	struct accel_submit req;
 	struct accel_desc *descs = stack_descs;
 	u32 i;

@@ -6,15 +6,23 @@
 # next to its baseline measured in the same guest. TCG: only ratios inside
 # one guest mean anything.
 #
-# The module runs twice per round in the same boot: with inline_copy_bytes=0
-# (every submission handed to the stream's worker, as before the inline
-# path) and with the module's default, BENCH_RUNS rounds (default 3).
+# The module runs twice per round in the same boot, BENCH_RUNS rounds
+# (default 3): "before" and "after". With BENCH_BEFORE=<git revision>,
+# "before" is the module built from that revision and "after" the one of
+# the working tree, each loaded for its half of the round (the benchmark
+# programs are the working tree's in both); without it, "before" is the
+# working tree's module with inline_copy_bytes=0 (every submission handed
+# to the stream's worker, as before the inline path) and "after" the same
+# module with its default.
 #
-# Environment: KERNEL (stock), BENCH_RUNS (3), BENCH_ITERS (500),
+# Environment: KERNEL (stock), BENCH_BEFORE (none), BENCH_RUNS (3), BENCH_ITERS (500),
 # BENCH_MAX (bandwidth size cap, bytes; 268435456), BENCH_BYTES (per cell;
 # 33554432), VM_MEM (MiB; 4096), BENCH_VM_OUT (build/bench-vm).
 # Output: the rows on stdout, and in $BENCH_VM_OUT: run-<mode>-<n>.txt and
 # one CSV per program and mode (bench/plot.sh draws the bandwidth ones).
+#
+# scripts/bench-vm.sh --summary DIR... prints the summary over the rounds of
+# several runs (one boot each, BENCH_VM_OUT=DIR), without running anything.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,6 +62,22 @@ summarize() {
 	}' "$1"/latency-before.csv "$1"/latency-after.csv "$1"/bandwidth-before.csv "$1"/bandwidth-after.csv
 }
 
+if [ "${1:-}" = --summary ]; then
+	shift
+	[ $# -gt 0 ] || die "--summary needs the output directories of the runs"
+	all=$(mktemp -d)
+	trap 'rm -rf "$all"' EXIT
+	for f in latency-before latency-after bandwidth-before bandwidth-after; do
+		for d in "$@"; do
+			[ -f "$d/$f.csv" ] || die "no $d/$f.csv"
+			awk 'FNR > 1 || !h++' "$d/$f.csv"
+		done | awk 'NR == 1 || !/^program,/' > "$all/$f.csv"
+	done
+	echo "=== summary over the rounds of $#: ratio libaccel / baseline, min-max (before -> after)"
+	summarize "$all"
+	exit 0
+fi
+
 scripts/deps.sh vm build || die "installing packages failed"
 kdir=$(scripts/vm/kernel.sh --no-image "$KERNEL" | sed -n 's/^KDIR=//p')
 [ -n "$kdir" ] || die "no kernel headers for $KERNEL"
@@ -61,19 +85,44 @@ rm -rf "$P"
 mkdir -p "$P/bin" "$P/modules"
 make module KDIR="$kdir" > "$OUTD/build.log" 2>&1 || die "module build failed (see $OUTD/build.log)"
 cp driver/accelstream.ko "$P/modules/"
+BEFORE=${BENCH_BEFORE:-}
+if [ -n "$BEFORE" ]; then
+	rev=$(git rev-parse --verify -q "$BEFORE^{commit}") || die "BENCH_BEFORE: no revision '$BEFORE'"
+	bsrc=$OUTD/before-src
+	rm -rf "$bsrc"
+	mkdir -p "$bsrc"
+	git archive "$rev" Kbuild driver core uapi | tar -x -C "$bsrc" ||
+		die "BENCH_BEFORE: cannot export $rev"
+	make -C "$kdir" M="$bsrc" modules >> "$OUTD/build.log" 2>&1 ||
+		die "BENCH_BEFORE: the module of $rev does not build (see $OUTD/build.log)"
+	# Not in modules/: run-vm.sh installs those; this one is loaded by path.
+	mkdir -p "$P/before"
+	cp "$bsrc/driver/accelstream.ko" "$P/before/accelstream.ko"
+	echo "$rev" > "$P/before/revision"
+fi
 make -C bench vm OUT="$P/bin" >> "$OUTD/build.log" 2>&1 ||
 	die "bench build failed (see $OUTD/build.log)"
 
-# One round in the guest: MODE (before: inline_copy_bytes=0; after: the
-# default), N; each CSV line is echoed as "csv <file> <line>".
+# One round in the guest: MODE (before: inline_copy_bytes=0, or with
+# /payload/before the module built from BENCH_BEFORE; after: the working
+# tree's module with its defaults), N; each CSV line is echoed as
+# "csv <file> <line>".
 cat > "$P/bin/bench-round.sh" <<'EOS'
 #!/bin/sh
 mode=$1 n=$2
 param=/sys/module/accelstream/parameters/inline_copy_bytes
-[ -w "$param" ] || { echo "no $param"; exit 1; }
-[ -n "${DEFAULT_INLINE:-}" ] || DEFAULT_INLINE=$(cat /tmp/inline.default)
-if [ "$mode" = before ]; then echo 0 > $param; else echo "$DEFAULT_INLINE" > $param; fi
-echo "# round $n, $mode: inline_copy_bytes=$(cat $param), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
+if [ -r /payload/before/accelstream.ko ]; then
+	ko=/payload/modules/accelstream.ko what="this tree's module"
+	[ "$mode" = before ] && ko=/payload/before/accelstream.ko what="the module of $(cat /payload/before/revision)"
+	insmod "$ko" || exit 1
+	trap 'rmmod accelstream' EXIT
+else
+	[ -w "$param" ] || { echo "no $param"; exit 1; }
+	[ -n "${DEFAULT_INLINE:-}" ] || DEFAULT_INLINE=$(cat /tmp/inline.default)
+	if [ "$mode" = before ]; then echo 0 > $param; else echo "$DEFAULT_INLINE" > $param; fi
+	what="inline_copy_bytes=$(cat $param)"
+fi
+echo "# round $n, $mode: $what, $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
 export ACCEL_TRANSPORT=kernel ACCEL_BACKEND=cpu
 rm -f /tmp/lat.csv /tmp/bw.csv
 bench-latency --csv /tmp/lat.csv || exit 1
@@ -83,13 +132,14 @@ sed "s|^|csv bandwidth-$mode |" /tmp/bw.csv
 EOS
 chmod +x "$P/bin/bench-round.sh"
 {
-	echo "load insmod /payload/modules/accelstream.ko devices=2 && cat /sys/module/accelstream/parameters/inline_copy_bytes > /tmp/inline.default"
+	[ -n "$BEFORE" ] ||
+		echo "load insmod /payload/modules/accelstream.ko devices=2 && cat /sys/module/accelstream/parameters/inline_copy_bytes > /tmp/inline.default"
 	for n in $(seq 1 "$RUNS"); do
 		for mode in before after; do
 			echo "$mode-$n BENCH_ITERS=${BENCH_ITERS:-500} BENCH_MAX=${BENCH_MAX:-268435456} BENCH_BYTES=${BENCH_BYTES:-33554432} BENCH_REG_MAX=${BENCH_MAX:-268435456} bench-round.sh $mode $n"
 		done
 	done
-	echo "unload rmmod accelstream"
+	[ -n "$BEFORE" ] || echo "unload rmmod accelstream"
 } > "$P/tests.list"
 
 # The TSC as clocksource, as on real machines: with QEMU's default HPET

@@ -374,4 +374,67 @@ TEST_F(copy, small_behind_wait_not_inline)
 	munmap(dst, 4096);
 }
 
+/*
+ * Submissions of changing sizes on one stream, some queued behind a gate
+ * while others are submitted, one rejected in between: every copy lands
+ * once and in order, the rejected one changes nothing, and destroying the
+ * stream frees what it kept (the driver reuses a stream's retired batches).
+ */
+TEST_F(copy, batches_of_changing_sizes)
+{
+	static const size_t counts[] = { 1, 64, 3, 64, 65, 2, 1, 64 };
+	const size_t n = 64, span = 65 * 64;
+	struct accel_stream_query q;
+	struct accel_desc d[65];
+	uint8_t *src, *dst;
+	uint32_t hs, hd, s;
+	uint64_t seq, before;
+	struct gate g = {};
+	size_t c, i;
+
+	src = anon_map(span);
+	dst = anon_map(span);
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ASSERT_EQ(0, accel_register(self->fd, src, span, ACCEL_MEM_READONLY, &hs));
+	ASSERT_EQ(0, accel_register(self->fd, dst, span, 0, &hd));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s));
+
+	for (c = 0; c < ARRAY_SIZE(counts); c++) {
+		bool gated = c % 3 == 1;
+
+		fill_random(src, span, 100 + c);
+		memset(dst, 0, span);
+		if (gated)
+			ASSERT_EQ(0, gate_on(self->fd, &g, s));
+		for (i = 0; i < counts[c]; i++)
+			d[i] = d_copy(hd, i * n, hs, i * n, n);
+		/* The same batch with an unknown region last: -ENOENT. */
+		d[counts[c] - 1].src = hs + 1000;
+		ASSERT_EQ(0, accel_query(self->fd, s, &q));
+		before = q.submitted;
+		EXPECT_EQ(-ENOENT, accel_submit(self->fd, s, d, counts[c], &seq));
+		ASSERT_EQ(0, accel_query(self->fd, s, &q));
+		EXPECT_EQ(before, q.submitted);
+		d[counts[c] - 1].src = hs;
+		ASSERT_EQ(0, accel_submit(self->fd, s, d, counts[c], &seq));
+		if (gated) {
+			/* A second batch while the first is queued. */
+			ASSERT_EQ(0, accel_submit(self->fd, s, d, 1, &seq));
+			ASSERT_EQ(0, accel_query(self->fd, s, &q));
+			EXPECT_EQ((uint32_t)counts[c] + 2, q.queued);
+			EXPECT_EQ(0, dst[0]);
+			ASSERT_EQ(0, gate_open(self->fd, &g));
+		}
+		ASSERT_EQ(0, accel_drain(self->fd, s));
+		ASSERT_EQ(0, accel_query(self->fd, s, &q));
+		EXPECT_EQ(seq, q.completed);
+		EXPECT_EQ(-1, first_diff(dst, src, counts[c] * n))
+			TH_LOG("submission %zu of %zu copies", c, counts[c]);
+	}
+	ASSERT_EQ(0, accel_stream_destroy(self->fd, s));
+	munmap(src, span);
+	munmap(dst, span);
+}
+
 ACCEL_HARNESS_MAIN
