@@ -530,4 +530,4 @@ MODULE_DESCRIPTION("accelstream: streams, events and asynchronous copies over pi
 MODULE_AUTHOR("The accelstream authors");
 MODULE_LICENSE("GPL");
 /* Kept equal to VERSION by tests/install/versions.sh (make check). */
-MODULE_VERSION("1.3.0");
+MODULE_VERSION("1.4.0");

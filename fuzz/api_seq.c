@@ -1834,6 +1834,10 @@ static void op_event_create(struct in *in)
 			     fv % 4 == 3 && fv > 0xf0 ? fv : 0;
 	accel_event_t eh = NULL;
 
+	/* Waiters on it sleep at once: any kind of event may ask. */
+	if (fv % 4 != 3 && (fv & 0x40))
+		flags |= ACCEL_EVENT_BLOCKING_SYNC;
+
 	for (e = 0; e < NEV && st.ev[e].live; e++)
 		;
 	if (e == NEV)
@@ -1950,6 +1954,30 @@ static void op_wait_value(struct in *in)
 	      val, err(r));
 	if (!r && (str_ctx(s) < 0 || e < 0 || !st.ev[e].live))
 		violation("accel_stream_wait_value() with a destroyed event or stream returned 0");
+}
+
+/*
+ * A stream-ordered write: raises the counter when the stream reaches it,
+ * which may open the gates of other streams; a plain event is -EINVAL.
+ */
+static void op_write_value(struct in *in)
+{
+	int e, s, r;
+	accel_stream_t sh = str_handle(in, &s);
+	accel_event_t h = ev_handle(in, &e);
+	uint8_t v = rd8(in);
+	uint64_t val = v % 4 == 3 ? UINT64_MAX : v % 4;
+	unsigned int flags = v == 0xfe ? 0x2 : 0;
+
+	r = accel_stream_write_value(sh, h, val, flags);
+	trace("accel_stream_write_value(str%d, ev%d, %" PRIu64 ", %#x) = %s",
+	      s, e, val, flags, err(r));
+	if (!r && (str_ctx(s) < 0 || e < 0 || !st.ev[e].live))
+		violation("accel_stream_write_value() with a destroyed event or stream returned 0");
+	if (!r && flags)
+		violation("accel_stream_write_value() with unknown flags returned 0");
+	if (!r && e >= 0 && !st.ev[e].host)
+		violation("accel_stream_write_value() on a plain event returned 0");
 }
 
 /* ---- verify: quiesce, then every shadow and the pins ------------------- */
@@ -2102,7 +2130,7 @@ static const char *const op_name[32] = {
 	"memcpy_async", "memcpy_async", "memcpy_async", "memcpy_async",
 	"memcpy_batch_async", "event_create", "event_destroy", "event",
 	"event", "event_wait", "event_signal", "stream_wait_value",
-	"launch_host_func", "stream_sync", "scribble", "verify/fork/current",
+	"launch_host_func", "stream_sync", "scribble", "verify/fork/current/write_value",
 };
 
 static void step(struct in *in)
@@ -2140,6 +2168,7 @@ static void step(struct in *in)
 		case 0: case 1: case 2: verify(); break;
 		case 3: case 4:	op_fork(in); break;
 		case 5:		op_set_current(in); break;
+		case 6:		op_write_value(in); break;
 		default:	op_scribble(in);
 		}
 	}

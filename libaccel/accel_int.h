@@ -196,6 +196,12 @@ int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		     uint32_t *first);
+/*
+ * Internal bit of @flags of the two calls above: the waiter sleeps in the
+ * transport at once, without the backend's polling first (an event created
+ * with ACCEL_EVENT_BLOCKING_SYNC). Never passed to the transport.
+ */
+#define ACCEL_KWAIT_BLOCKING	(1U << 31)
 /* The same with an absolute CLOCK_MONOTONIC deadline. */
 int accel_kwait_user_until(struct accel_ctx *ctx,
 			   struct accel_wait_entry *ents, uint32_t count,

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define LIBACCEL_VERSION_MAJOR	1
-#define LIBACCEL_VERSION_MINOR	3
+#define LIBACCEL_VERSION_MINOR	4
 
 /* ------------------------------------------------------------------ */
 /* Handles and constants                                              */
@@ -757,7 +757,7 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * accel_event_create() - create an event
  * @ctx: the context, NULL for the current one
  * @flags: %ACCEL_EVENT_DEFAULT, %ACCEL_EVENT_DISABLE_TIMING or
- *   %ACCEL_EVENT_HOST
+ *   %ACCEL_EVENT_HOST, each with or without %ACCEL_EVENT_BLOCKING_SYNC
  * @event: where the new event is stored
  *
  * Creates an @event in @ctx (NULL: current). @flags: ACCEL_EVENT_DEFAULT
@@ -765,7 +765,9 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * ACCEL_EVENT_HOST: a host event, a 64-bit counter raised by
  * accel_event_signal() and waited on by streams with
  * accel_stream_wait_value() instead of a recorded point. A never-recorded
- * @event is complete.
+ * @event is complete. ACCEL_EVENT_BLOCKING_SYNC (cudaEventBlockingSync)
+ * may be added to any of them: a host waiting on the @event sleeps from the
+ * start instead of polling first.
  *
  * CUDA / AscendCL: cudaEventCreateWithFlags, aclrtCreateEventWithFlag
  *
@@ -1330,6 +1332,59 @@ typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
 int accel_stream_add_callback(accel_stream_t stream,
 			      accel_stream_callback_t fn, void *arg,
 			      unsigned int flags);
+
+/* ------------------------------------------------------------------ */
+/* Stream-ordered value writes and blocking-sync events (1.4)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * accel_event_create() flag: a host waiting on the event
+ * (accel_event_synchronize(), accel_event_wait() when every event has it)
+ * sleeps in the driver, or on a futex with the inproc transport, from the
+ * start of the wait, never polling the device first; the CPU is free
+ * while it waits, at the price of a wake-up's latency (cudaEventBlockingSync).
+ * Any event may have it, host events too.
+ */
+#define ACCEL_EVENT_BLOCKING_SYNC	(1U << 2)
+
+/**
+ * accel_stream_write_value() - raise a host event's counter in stream order
+ * @stream: the stream that writes, or %ACCEL_STREAM_DEFAULT
+ * @event: a host event (%ACCEL_EVENT_HOST) of the @stream's context
+ * @value: the value to raise its counter to
+ * @flags: must be 0
+ *
+ * Queues a write on @stream: once everything queued before it on @stream
+ * has retired, the counter of @event is raised to @value, as
+ * accel_event_signal() would do at once; a @value not above the counter
+ * changes nothing (the counter never goes down, whatever the order in
+ * which writes and signals arrive). Streams that wait with
+ * accel_stream_wait_value() for a value up to @value go on, and host waits
+ * on @event (accel_event_synchronize(), accel_event_wait()) return. Work
+ * queued after the write waits for it. If @stream failed before the write
+ * is reached, the write does not happen (the stream's error is sticky);
+ * with the cuda backend the write takes effect once the device finished
+ * the work queued before it.
+ *
+ * CUDA / AscendCL: cuStreamWriteValue64 (cuStreamWaitValue64 with
+ * CU_STREAM_WAIT_VALUE_GEQ is accel_stream_wait_value()); AscendCL has no
+ * counter write, aclrtRecordEvent / aclrtStreamWaitEvent is the nearest.
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @event is not a host event, @flags is not 0, the two belong
+ *   to different contexts, or a handle of the wrong type
+ * * %-ENOENT - @stream or @event is stale or unknown
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full (65535 descriptors; libaccel(7)
+ *   LIMITS)
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
+ */
+int accel_stream_write_value(accel_stream_t stream, accel_event_t event,
+			     uint64_t value, unsigned int flags);
 
 #ifdef __cplusplus
 }

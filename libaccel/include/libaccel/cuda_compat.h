@@ -443,6 +443,8 @@ static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event,
 		return accel_cuda_ret(-EINVAL);
 	if (flags & cudaEventDisableTiming)
 		f |= ACCEL_EVENT_DISABLE_TIMING;
+	if (flags & cudaEventBlockingSync)
+		f |= ACCEL_EVENT_BLOCKING_SYNC;
 	ACCEL_CUDA_CALL(accel_event_create(NULL, f, event));
 }
 
