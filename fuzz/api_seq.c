@@ -2168,8 +2168,7 @@ static void step(struct in *in)
 		case 0: case 1: case 2: verify(); break;
 		case 3: case 4:	op_fork(in); break;
 		case 5:		op_set_current(in); break;
-		case 6:		op_write_value(in); break;
-		default:	op_scribble(in);
+		default:	op_write_value(in);
 		}
 	}
 }
