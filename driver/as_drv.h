@@ -84,6 +84,9 @@ struct as_obj {
  * @failed_streams: streams whose timeline failed.
  * @executor: a userspace executor is attached: the soft engine runs
  *	nothing, the executor fetches and completes.
+ * @priorities: a stream of another priority than the least was created:
+ *	the soft engine checks asc_engine_outranked() before each step
+ *	(never set, it costs nothing).
  * @executor_pid: the thread that attached it, for debugfs.
  * @node: in the module's context list.
  * @dbg: this context's debugfs directory.
@@ -117,6 +120,7 @@ struct as_ctx {
 	u64 max_device_bytes;
 	u32 failed_streams;
 	bool executor;
+	bool priorities;
 	pid_t executor_pid;
 
 	struct list_head node;

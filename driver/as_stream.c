@@ -57,6 +57,8 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto err_free_stream;
 	}
 	ctx->nstreams++;
+	if (s->priority != ASC_LEAST_PRIORITY)
+		ctx->priorities = true;
 	list_add_tail(&s->node, &ctx->streams);
 	spin_unlock(&ctx->lock);
 

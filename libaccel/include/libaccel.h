@@ -258,7 +258,11 @@ int accel_context_get_backend(accel_context *ctx, const char **name);
  *
  * Creates an in-order queue in @ctx (NULL: the current context). @flags is 0
  * or ACCEL_STREAM_NON_BLOCKING (recorded and reported). @priority: lower is
- * more urgent; values outside accel_stream_priority_range() are clamped.
+ * more urgent, from 0 (the default) to -5; values outside
+ * accel_stream_priority_range() are clamped. The cpu backend's soft engine
+ * runs a stream's next copy only while no more urgent stream of the
+ * context has work ready (streams of one priority run concurrently); the
+ * cuda backend maps the levels linearly onto CUDA's range.
  *
  * CUDA / AscendCL: cudaStreamCreateWithPriority, aclrtCreateStream
  *
@@ -397,7 +401,9 @@ int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
  * @greatest: where the most urgent priority is stored
  *
  * Stores the @least urgent (numerically highest, the default) and the
- * @greatest (numerically lowest) priority of @ctx (NULL: current).
+ * @greatest (numerically lowest) priority of @ctx (NULL: current): 0 and
+ * -5, CUDA's convention and CUDA's range on current GPUs; every value in
+ * between is a level of its own (see accel_stream_create()).
  *
  * CUDA / AscendCL: cudaDeviceGetStreamPriorityRange
  *

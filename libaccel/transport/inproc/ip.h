@@ -112,6 +112,11 @@ struct ip_ctx {
 	bool closing;
 	/* A userspace executor is attached: the workers run nothing. */
 	bool executor;
+	/*
+	 * A stream of another priority than the least was created: the
+	 * workers check asc_engine_outranked() before each step.
+	 */
+	bool priorities;
 	struct ip_idr regions, streams, events;
 	/* Every object until it is freed, live or waiting for references. */
 	struct ip_node all_regions, all_streams, all_events;
