@@ -144,6 +144,11 @@ struct xbuf {
 	unsigned char *p;
 	size_t len, map_len;
 	int ctx;			/* PINNED, DEVICE: the owner */
+	/*
+	 * PINNED with ACCEL_HOST_ALLOC_PORTABLE: another context's copies
+	 * use it as pinned memory (imported, read when they run), not staged.
+	 */
+	bool portable;
 	struct xreg reg[2];
 	unsigned char *shadow;		/* map_len bytes, or NULL */
 	bool tainted;			/* shadow unknown */
@@ -459,6 +464,7 @@ static int live_contexts(void)
 static void check_pins(const char *when)
 {
 	long long now, exp, slack;
+	int i;
 
 	if (st.in_child || st.pin_base < 0)
 		return;
@@ -469,6 +475,11 @@ static void check_pins(const char *when)
 	exp = pinned_expected();
 	trace("pins %s: %lld pinned, %lld expected", when, now, exp);
 	slack = (long long)st.o->pool_bytes * live_contexts();
+	/* Each other live context may have imported a portable buffer. */
+	for (i = 0; i < NBUF; i++)
+		if (st.buf[i].kind == BK_PINNED && st.buf[i].portable)
+			slack += (long long)st.buf[i].map_len *
+				 (live_contexts() - 1);
 	if (now > exp + slack)
 		violation("%s: %lld bytes pinned, the live buffers and registrations account for %lld (+ %lld of staging pool allowed): pinned memory leaked",
 			  when, now, exp, slack);
@@ -829,7 +840,12 @@ static void op_host_alloc(struct in *in)
 	int c, i = free_buf_slot();
 	accel_context *h = ctx_handle(in, &c);
 	size_t len = pick_alloc_size(in);
-	unsigned int flags = rd8(in) == 0xff ? 0x80 : 0;
+	uint8_t fv = rd8(in);
+	const char *be = getenv("ACCEL_BACKEND");
+	/* Portable only where it is imported (the cpu backend). */
+	unsigned int flags = fv == 0xff ? 0x80 :
+			     (fv & 1) && (!be || !strcmp(be, "cpu")) ?
+			     ACCEL_HOST_ALLOC_PORTABLE : 0;
 	void *p = NULL;
 	int r;
 
@@ -845,6 +861,7 @@ static void op_host_alloc(struct in *in)
 	if (c < 0 || !st.ctx[c].live || !len)
 		violation("accel_host_alloc on a dead context or of 0 bytes returned 0");
 	buf_new(i, BK_PINNED, p, len, page_ceil(len), c, 0);
+	st.buf[i].portable = flags & ACCEL_HOST_ALLOC_PORTABLE;
 	/* Zeroed, and the tail of the last page too. */
 	if (st.buf[i].shadow && memcmp(p, st.buf[i].shadow, st.buf[i].map_len))
 		violation("accel_host_alloc(%zu) memory is not zeroed", len);
@@ -1302,6 +1319,13 @@ static enum cls classify(const struct opnd *o, int c, size_t n, bool write,
 		       C_BAD : C_UNSURE;
 	b = &st.buf[o->buf];
 	if ((b->kind == BK_PINNED || b->kind == BK_DEVICE) && b->ctx == c)
+		return o->off + n <= b->len ? C_OK : C_BAD;
+	/*
+	 * Another context's portable memory: imported, so read when the
+	 * copy runs (if the import falls back to staging, the bytes are only
+	 * known sooner). Its bounds are the allocation's.
+	 */
+	if (b->kind == BK_PINNED && b->portable)
 		return o->off + n <= b->len ? C_OK : C_BAD;
 	if (b->kind == BK_DEVICE || b->kind == BK_PROTNONE)
 		return C_BAD;

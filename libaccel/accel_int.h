@@ -77,6 +77,12 @@ struct accel_region {
 	uint32_t handle;	/* the transport's region handle */
 	unsigned int flags;
 	bool cuda_pinned;	/* cuda backend: cudaHostRegister'ed */
+	/*
+	 * LA_REGION_REGISTERED: another context's ACCEL_HOST_ALLOC_PORTABLE
+	 * allocation imported here at its first copy (accel_portable_import());
+	 * never the user's to unregister, released with the allocation.
+	 */
+	bool shadow;
 };
 
 struct accel_hostfn_job;
@@ -227,6 +233,14 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 void accel_bounce_release(struct accel_ctx *ctx, uint32_t handle, void *ptr,
 			  size_t map_len);
 void accel_regions_teardown(struct accel_ctx *ctx);
+/*
+ * Portable pinned memory: make the ACCEL_HOST_ALLOC_PORTABLE allocation of
+ * another context that holds @ptr a region of @ctx (0), or -ENOENT when
+ * none does; accel_portable_forget() drops the imports of @ctx's portable
+ * allocations (all of them, or the one at @base) from every other context.
+ */
+int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr);
+void accel_portable_forget(struct accel_ctx *owner, uintptr_t base);
 /* The transport's own region calls (memory.c), for the backends. */
 int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 			uint32_t *handle, uint64_t *offset);

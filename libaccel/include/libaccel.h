@@ -432,17 +432,20 @@ int accel_stream_priority_range(accel_context *ctx, int *least,
  * @ctx: the context, NULL for the current one
  * @ptr: where the address of the allocation is stored
  * @size: bytes, not 0
- * @flags: must be 0
+ * @flags: 0 or %ACCEL_HOST_ALLOC_PORTABLE
  *
  * Allocates @size bytes (rounded up to pages) of zeroed, pinned host memory
  * in @ctx (NULL: current), mapped into the process, and stores its address in
- * ``*ptr``. Copies from and to it are asynchronous. @flags must be 0.
+ * ``*ptr``. Copies from and to it are asynchronous. @flags is 0 (pinned for
+ * @ctx only: another context stages copies naming it) or
+ * ACCEL_HOST_ALLOC_PORTABLE (pinned for every context of the process).
  *
- * CUDA / AscendCL: cudaMallocHost, aclrtMallocHost
+ * CUDA / AscendCL: cudaMallocHost, cudaHostAlloc (cudaHostAllocPortable),
+ * aclrtMallocHost
  *
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
- * * %-EINVAL - @ptr is NULL, @size is 0, or @flags is not 0
+ * * %-EINVAL - @ptr is NULL, @size is 0, or @flags has unknown bits
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the driver's pinning limit, or out of
  *   memory
  * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
@@ -1352,6 +1355,20 @@ int accel_stream_add_callback(accel_stream_t stream,
  * Any event may have it, host events too.
  */
 #define ACCEL_EVENT_BLOCKING_SYNC	(1U << 2)
+
+/*
+ * accel_host_alloc() flag: the allocation is pinned memory of every
+ * context of the process (cudaHostAllocPortable), not only of the one that
+ * allocated it: a copy in another context (of the same transport, cpu
+ * backend) is asynchronous too instead of being staged. That context
+ * imports the pages at its first copy naming them (the kernel pins them
+ * for it as a registration; charged to its own pin limit), and holds them
+ * for its queued copies whatever happens to the allocation: accel_host_free()
+ * and the owner's destroy release every import stream-ordered, as they
+ * release the allocation. With the cuda backend, other contexts stage such
+ * copies (see accel_host_alloc(3)).
+ */
+#define ACCEL_HOST_ALLOC_PORTABLE	(1U << 0)
 
 /**
  * accel_stream_write_value() - raise a host event's counter in stream order

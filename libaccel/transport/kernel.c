@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "accelstream.h"
 #include "transport.h"
 
 struct accel_transport {
@@ -69,10 +70,32 @@ static int kernel_mmap(struct accel_transport *tp, uint64_t offset,
 	return 0;
 }
 
+/*
+ * A registration of the owner's mapping pins its pages in this context
+ * too (FOLL_LONGTERM): they outlive the owner's release and munmap until
+ * the last descriptor of this context naming them retires.
+ */
+static int kernel_import_host(struct accel_transport *tp,
+			      struct accel_transport *owner,
+			      uint32_t owner_handle, uint64_t addr,
+			      uint64_t len, uint32_t *handle)
+{
+	struct accel_mem_register reg = { .addr = addr, .size = len };
+	int ret;
+
+	(void)owner;
+	(void)owner_handle;
+	ret = kernel_ioctl(tp, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (!ret)
+		*handle = reg.handle;
+	return ret;
+}
+
 const struct accel_transport_ops accel_transport_kernel = {
 	.name = "kernel",
 	.open = kernel_open,
 	.close = kernel_close,
 	.ioctl = kernel_ioctl,
 	.mmap = kernel_mmap,
+	.import_host = kernel_import_host,
 };

@@ -87,6 +87,7 @@ enum cudaMemcpyKind {
 #define cudaEventDisableTiming		0x02
 
 #define cudaHostAllocDefault		0x00
+#define cudaHostAllocPortable		0x01
 #define cudaHostRegisterDefault		0x00
 #define cudaHostRegisterReadOnly	0x08
 
@@ -505,9 +506,11 @@ static inline cudaError_t cudaFree(void *devPtr)
 static inline cudaError_t cudaHostAlloc(void **ptr, size_t size,
 					unsigned int flags)
 {
-	if (flags != cudaHostAllocDefault)
+	if (flags & ~(unsigned int)cudaHostAllocPortable)
 		return accel_cuda_ret(-EINVAL);
-	ACCEL_CUDA_CALL(accel_host_alloc(NULL, ptr, size, 0));
+	ACCEL_CUDA_CALL(accel_host_alloc(NULL, ptr, size,
+					 (flags & cudaHostAllocPortable) ?
+					 ACCEL_HOST_ALLOC_PORTABLE : 0));
 }
 
 static inline cudaError_t cudaMallocHost(void **ptr, size_t size)

@@ -183,6 +183,9 @@ int ip_mem_release(struct ip_ctx *c, void *arg);
 int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
 		size_t len, void **addr);
 void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r);
+int ip_mem_import_host(struct accel_transport *tp,
+		       struct accel_transport *owner, uint32_t owner_handle,
+		       uint64_t addr, uint64_t len, uint32_t *handle);
 
 /* ip_stream.c */
 int ip_stream_create(struct ip_ctx *c, void *arg);

@@ -311,4 +311,5 @@ const struct accel_transport_ops accel_transport_inproc = {
 	.close = inproc_close,
 	.ioctl = inproc_ioctl,
 	.mmap = ip_mem_mmap,
+	.import_host = ip_mem_import_host,
 };

@@ -5,6 +5,7 @@
  * memory, and their release (the twin of driver/as_mem.c).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -313,5 +314,85 @@ int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
 			*addr = p;
 	}
 	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+/*
+ * Portable pinned memory: another context's host allocation becomes a
+ * host region of this one, with a mapping of its own of the same memory
+ * file (a duplicate descriptor), locked and charged here as the kernel
+ * pins and charges a registration: it outlives the owner's release and the
+ * user's munmap until this context's last descriptor naming it retires.
+ * The two contexts' locks are taken one after the other, never nested.
+ */
+int ip_mem_import_host(struct accel_transport *tp,
+		       struct accel_transport *owner, uint32_t owner_handle,
+		       uint64_t addr, uint64_t len, uint32_t *handle)
+{
+	struct ip_ctx *c = &tp->ctx, *o = &owner->ctx;
+	struct ip_region *src, *reg;
+	size_t map_len = 0;
+	u64 size = 0;
+	int fd = -1, ret;
+
+	(void)addr;
+	pthread_mutex_lock(&o->lock);
+	src = ip_idr_find(&o->regions, owner_handle);
+	if (src && src->core.kind == IP_REGION_HOST && len <= src->map_len) {
+		fd = fcntl(src->memfd, F_DUPFD_CLOEXEC, 0);
+		map_len = src->map_len;
+		size = src->core.size;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (!map_len)
+		return -ENOENT;
+	if (fd < 0)
+		return -ENOMEM;
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg) {
+		ret = -ENOMEM;
+		goto err_close;
+	}
+	node_init(&reg->node);
+	reg->core.kind = IP_REGION_HOST;
+	reg->core.size = size;
+	reg->core.flags = ACCEL_MEM_HOST;
+	reg->map_len = map_len;
+	reg->memfd = fd;
+	reg->base = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
+	if (reg->base == MAP_FAILED) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	if (mlock(reg->base, map_len)) {
+		ret = -ENOMEM;
+		goto err_unmap;
+	}
+	reg->locked = true;
+
+	pthread_mutex_lock(&c->lock);
+	if (map_len > c->max_pinned_bytes - c->pinned_bytes) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock;
+	node_add(&c->all_regions, &reg->node);
+	c->pinned_bytes += map_len;
+	*handle = reg->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+err_unmap:
+	munmap(reg->base, map_len);
+err_free:
+	free(reg);
+err_close:
+	close(fd);
 	return ret;
 }
