@@ -24,6 +24,33 @@ static int on_cpu_backend(void)
 	return 1;
 }
 
+struct two {
+	accel_context *a, *b;
+	accel_stream_t s;	/* of b */
+	void *dev;		/* N bytes of b's */
+	unsigned char *own;	/* N pinned bytes of b's */
+	unsigned char *mem;	/* N bytes of a's, with @flag */
+};
+
+/* Context a owns @mem; b has a stream, device and pinned memory. */
+static int two_contexts(struct two *t, unsigned int flag)
+{
+	memset(t, 0, sizeof(*t));
+	t->a = t_ctx();
+	if (!t->a || accel_host_alloc(t->a, (void **)&t->mem, N, flag))
+		return T_FAIL;
+	t->b = t_ctx();
+	if (!t->b)
+		return T_FAIL;
+	if (!on_cpu_backend())
+		return T_SKIP;
+	if (accel_stream_create(t->b, 0, 0, &t->s) ||
+	    accel_malloc(t->b, &t->dev, N) ||
+	    accel_host_alloc(t->b, (void **)&t->own, N, 0))
+		return T_FAIL;
+	return T_PASS;
+}
+
 static int staged(void)
 {
 	return strstr(accel_last_error_string(), "staged") != NULL;
@@ -50,31 +77,21 @@ static int flags(void)
  */
 static int read_when_run(unsigned int flag, unsigned int want_seed)
 {
-	accel_context *a, *b;
-	unsigned char *src, *out;
 	accel_event_t gate;
-	accel_stream_t s;
-	void *dev;
+	struct two t;
+	int ret = two_contexts(&t, flag);
 
-	a = t_ctx();
-	CHECK(a);
-	CHECK_OK(accel_host_alloc(a, (void **)&src, N, flag));
-	b = t_ctx();
-	CHECK(b);
-	if (!on_cpu_backend())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(b, 0, 0, &s));
-	CHECK_OK(accel_malloc(b, &dev, N));
-	CHECK_OK(accel_host_alloc(b, (void **)&out, N, 0));
-	t_fill(src, N, 1);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, dev, src, N, ACCEL_MEMCPY_H2D));
+	if (ret)
+		return ret;
+	t_fill(t.mem, N, 1);
+	CHECK_OK(t_gate(t.s, &gate));
+	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D));
 	CHECK(staged() == !flag);
-	CHECK_OK(accel_memcpy_async(s, out, dev, N, ACCEL_MEMCPY_D2H));
-	t_fill(src, N, 2);
+	CHECK_OK(accel_memcpy_async(t.s, t.own, t.dev, N, ACCEL_MEMCPY_D2H));
+	t_fill(t.mem, N, 2);
 	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
-	CHECK(t_check_fill(out, N, want_seed));
+	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(t.own, N, want_seed));
 	return T_PASS;
 }
 
@@ -91,32 +108,21 @@ static int not_portable_is_staged(void)
 /* A copy from another context into portable memory lands there. */
 static int written_from_other_context(void)
 {
-	accel_context *a, *b;
-	unsigned char *in, *dst;
-	accel_stream_t s;
-	void *dev;
+	struct two t;
+	int ret = two_contexts(&t, ACCEL_HOST_ALLOC_PORTABLE);
 
-	a = t_ctx();
-	CHECK(a);
-	CHECK_OK(accel_host_alloc(a, (void **)&dst, N,
-				  ACCEL_HOST_ALLOC_PORTABLE));
-	memset(dst, 0, N);
-	b = t_ctx();
-	CHECK(b);
-	if (!on_cpu_backend())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(b, 0, 0, &s));
-	CHECK_OK(accel_malloc(b, &dev, N));
-	CHECK_OK(accel_host_alloc(b, (void **)&in, N, 0));
-	t_fill(in, N, 5);
-	CHECK_OK(accel_memcpy_async(s, dev, in, N, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_memcpy_async(s, dst, dev, N, ACCEL_MEMCPY_D2H));
+	if (ret)
+		return ret;
+	memset(t.mem, 0, N);
+	t_fill(t.own, N, 5);
+	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.own, N, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(t.s, t.mem, t.dev, N, ACCEL_MEMCPY_D2H));
 	CHECK(!staged());
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
-	CHECK(t_check_fill(dst, N, 5));
+	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(t.mem, N, 5));
 	/* The import is not the user's registration to drop. */
-	CHECK_RET(accel_host_unregister(dst, 0), -EINVAL);
-	CHECK_OK(accel_host_free(dst));
+	CHECK_RET(accel_host_unregister(t.mem, 0), -EINVAL);
+	CHECK_OK(accel_host_free(t.mem));
 	return T_PASS;
 }
 
@@ -127,37 +133,27 @@ static int written_from_other_context(void)
  */
 static int survives_owner(bool destroy)
 {
-	accel_context *a, *b;
-	unsigned char *src, *out;
 	accel_event_t gate;
-	accel_stream_t s;
-	void *dev;
+	struct two t;
+	int ret = two_contexts(&t, ACCEL_HOST_ALLOC_PORTABLE);
 
-	a = t_ctx();
-	CHECK(a);
-	CHECK_OK(accel_host_alloc(a, (void **)&src, N,
-				  ACCEL_HOST_ALLOC_PORTABLE));
-	b = t_ctx();
-	CHECK(b);
-	if (!on_cpu_backend())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(b, 0, 0, &s));
-	CHECK_OK(accel_malloc(b, &dev, N));
-	CHECK_OK(accel_host_alloc(b, (void **)&out, N, 0));
-	t_fill(src, N, 9);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, dev, src, N, ACCEL_MEMCPY_H2D));
+	if (ret)
+		return ret;
+	t_fill(t.mem, N, 9);
+	CHECK_OK(t_gate(t.s, &gate));
+	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D));
 	CHECK(!staged());
-	CHECK_OK(accel_memcpy_async(s, out, dev, N, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_memcpy_async(t.s, t.own, t.dev, N, ACCEL_MEMCPY_D2H));
 	if (destroy)
-		CHECK_OK(accel_context_destroy(a));
+		CHECK_OK(accel_context_destroy(t.a));
 	else
-		CHECK_OK(accel_host_free(src));
+		CHECK_OK(accel_host_free(t.mem));
 	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
-	CHECK(t_check_fill(out, N, 9));
+	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(t.own, N, 9));
 	/* Unmapped now: no stale import answers for the address. */
-	CHECK_RET(accel_memcpy_async(s, dev, src, N, ACCEL_MEMCPY_H2D), -EFAULT);
+	CHECK_RET(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D),
+		  -EFAULT);
 	return T_PASS;
 }
 

@@ -170,6 +170,21 @@ err_unlock:
 	return ret;
 }
 
+/* Our own view of a host region's memory file, locked as the module pins. */
+static int host_view_map(struct ip_region *reg)
+{
+	reg->base = mmap(NULL, reg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 reg->memfd, 0);
+	if (reg->base == MAP_FAILED)
+		return -ENOMEM;
+	if (mlock(reg->base, reg->map_len)) {
+		munmap(reg->base, reg->map_len);
+		return -ENOMEM;
+	}
+	reg->locked = true;
+	return 0;
+}
+
 int ip_mem_alloc(struct ip_ctx *c, void *arg)
 {
 	struct accel_mem_alloc *a = arg;
@@ -206,17 +221,9 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 			ret = -ENOMEM;
 			goto err_close;
 		}
-		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				 reg->memfd, 0);
-		if (reg->base == MAP_FAILED) {
-			ret = -ENOMEM;
+		ret = host_view_map(reg);
+		if (ret)
 			goto err_close;
-		}
-		if (mlock(reg->base, len)) {
-			ret = -ENOMEM;
-			goto err_unmap;
-		}
-		reg->locked = true;
 	} else {
 		reg->core.kind = IP_REGION_DEVICE;
 		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -251,7 +258,6 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
-err_unmap:
 	munmap(reg->base, len);
 err_close:
 	if (reg->memfd >= 0)
@@ -360,17 +366,9 @@ int ip_mem_import_host(struct accel_transport *tp,
 	reg->core.flags = ACCEL_MEM_HOST;
 	reg->map_len = map_len;
 	reg->memfd = fd;
-	reg->base = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, 0);
-	if (reg->base == MAP_FAILED) {
-		ret = -ENOMEM;
+	ret = host_view_map(reg);
+	if (ret)
 		goto err_free;
-	}
-	if (mlock(reg->base, map_len)) {
-		ret = -ENOMEM;
-		goto err_unmap;
-	}
-	reg->locked = true;
 
 	pthread_mutex_lock(&c->lock);
 	if (map_len > c->max_pinned_bytes - c->pinned_bytes) {
@@ -388,7 +386,6 @@ int ip_mem_import_host(struct accel_transport *tp,
 
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
-err_unmap:
 	munmap(reg->base, map_len);
 err_free:
 	free(reg);
