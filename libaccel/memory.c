@@ -476,7 +476,8 @@ static int portable_owner_in_ctx(struct accel_ctx *ctx, void *data)
 	struct portable_arg *a = data;
 	struct accel_region *r;
 
-	if (ctx == a->self || ctx->ops != a->self->ops)
+	/* An inherited context's transport is the parent's: not touched. */
+	if (ctx == a->self || ctx->ops != a->self->ops || ctx->forked)
 		return 0;
 	pthread_mutex_lock(&ctx->lock);
 	r = accel_region_find_locked(ctx, a->ptr);
