@@ -81,7 +81,7 @@ static int urgent_ready_work_first(void)
 		CHECK_OK(accel_stream_synchronize(s[i], ACCEL_TIMEOUT_INFINITE));
 	for (i = NLEVELS - 1; i > 0; i--) {
 		CHECK_OK(accel_event_elapsed_time(&ms, done[i], done[i - 1]));
-		if (!(ms > 0.0f)) {
+		if (ms < 0.0f) {
 			printf("# priority %d completed %.3f ms after priority %d\n",
 			       -(i - 1), ms, -i);
 			return T_FAIL;
