@@ -293,6 +293,10 @@ int asc_engine_next(const struct asc_timeline *tl, struct asc_queue *q,
 		    bool closing, bool executor, int *status);
 bool asc_engine_runnable(const struct asc_timeline *tl,
 			 const struct asc_queue *q, bool closing, bool executor);
+bool asc_engine_outranked(s32 prio, s32 other_prio,
+			  const struct asc_timeline *otl,
+			  const struct asc_queue *oq, bool closing,
+			  bool executor);
 
 /* Events. */
 void asc_event_init(struct asc_event *ev, u32 flags);
@@ -368,7 +372,12 @@ void asc_region_info_init(struct accel_region_info *out,
 #define ASC_MAX_SUBMIT		4096
 #define ASC_QUEUE_DEPTH		65536
 #define ASC_MAX_WAIT		256
-#define ASC_GREATEST_PRIORITY	(-1)
+/*
+ * Stream priorities, CUDA's convention: lower is more urgent, the least
+ * urgent is 0 and the default; six levels, the range CUDA reports on
+ * current GPUs (cudaDeviceGetStreamPriorityRange: 0, -5).
+ */
+#define ASC_GREATEST_PRIORITY	(-5)
 #define ASC_LEAST_PRIORITY	0
 /* Most devices a shell serves (module parameter devices, ACCEL_INPROC_DEVICES). */
 #define ASC_MAX_DEVICES		64

@@ -325,3 +325,32 @@ bool asc_engine_runnable(const struct asc_timeline *tl,
 	return engine_decide(tl, q, closing, executor, &status) >=
 	       ASC_STEP_COPY;
 }
+
+/**
+ * asc_engine_outranked() - must a stream leave the soft engine to another?
+ * @prio: the stream's effective priority.
+ * @other_prio: the effective priority of another stream of the context.
+ * @otl: that stream's timeline.
+ * @oq: that stream's queue.
+ * @closing: the context is being torn down.
+ * @executor: an executor is attached.
+ *
+ * The soft engine's priority rule: a stream runs its next descriptor only
+ * while no stream of the same context with a more urgent (numerically
+ * lower) priority has work the engine could run now; streams of one
+ * priority run concurrently. The shell asks before each step, and a
+ * stream that yields is kicked again by the retirements of the more
+ * urgent one. A closing context drains without it.
+ *
+ * Return: true when the other stream is more urgent and runnable: the
+ * stream must wait.
+ */
+bool asc_engine_outranked(s32 prio, s32 other_prio,
+			  const struct asc_timeline *otl,
+			  const struct asc_queue *oq, bool closing,
+			  bool executor)
+{
+	if (closing || other_prio >= prio)
+		return false;
+	return asc_engine_runnable(otl, oq, closing, executor);
+}

@@ -114,6 +114,9 @@ struct as_device {
  * @imports: every &struct as_import of this context (imported events).
  * @executor: a userspace executor is attached: the soft engine runs
  *	nothing, the executor fetches and completes.
+ * @priorities: a stream of another priority than the least was created:
+ *	the soft engine checks asc_engine_outranked() before each step
+ *	(never set, it costs nothing).
  * @executor_pid: the thread that attached it, for debugfs.
  * @node: in the module's context list.
  * @dbg: this context's debugfs directory.
@@ -151,6 +154,7 @@ struct as_ctx {
 	u32 nexports;
 	struct list_head imports;
 	bool executor;
+	bool priorities;
 	pid_t executor_pid;
 
 	struct list_head node;

@@ -11,6 +11,12 @@
  * Whoever runs a stream's queue, the submitter or the worker, owns it
  * through @work_active, so the queue still runs in order, by one thread
  * at a time. No lock is added: both run under the context lock as before.
+ *
+ * Priorities: before each step a stream yields while a more urgent stream
+ * of its context has runnable work (asc_engine_outranked()); the urgent
+ * stream's retirements kick it again (as_retired_wake_locked()). Streams
+ * of one priority run concurrently, and the kernel's high-priority
+ * workqueue serves every stream above the least priority.
  */
 #include <linux/highmem.h>
 #include <linux/moduleparam.h>
@@ -71,6 +77,24 @@ void as_ctx_kick_all_locked(struct as_ctx *ctx)
 	lockdep_assert_held(&ctx->lock);
 	list_for_each_entry(s, &ctx->streams, node)
 		as_stream_kick_locked(ctx, s);
+}
+
+/*
+ * Must @s leave the engine to a more urgent stream of its context? Only a
+ * context that has streams of several priorities pays for the walk.
+ */
+static bool as_stream_outranked_locked(struct as_ctx *ctx, struct as_stream *s)
+{
+	struct as_stream *o;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!ctx->priorities || s->priority == ASC_GREATEST_PRIORITY)
+		return false;
+	list_for_each_entry(o, &ctx->streams, node)
+		if (asc_engine_outranked(s->priority, o->priority, &o->tl,
+					 &o->q, ctx->closing, ctx->executor))
+			return true;
+	return false;
 }
 
 /* Where region offset @off lives: a page and an offset within it. */
@@ -287,6 +311,9 @@ static bool as_engine_run_locked(struct as_ctx *ctx, struct as_stream *s,
 		if (!e)
 			break;
 		if (ctx->executor && !ctx->closing)
+			break;
+		/* Kicked again when the more urgent stream retires. */
+		if (as_stream_outranked_locked(ctx, s))
 			break;
 		bytes = asc_desc_bytes(&e->desc);
 		cost = max_t(u64, bytes, AS_INLINE_MIN_COST);

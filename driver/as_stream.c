@@ -115,6 +115,8 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 	}
 	ctx->nstreams++;
 	s->dev = ctx->device;
+	if (s->priority != ASC_LEAST_PRIORITY)
+		ctx->priorities = true;
 	list_add_tail(&s->node, &ctx->streams);
 	spin_unlock(&ctx->lock);
 

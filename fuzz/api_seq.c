@@ -144,6 +144,11 @@ struct xbuf {
 	unsigned char *p;
 	size_t len, map_len;
 	int ctx;			/* PINNED, DEVICE: the owner */
+	/*
+	 * PINNED with ACCEL_HOST_ALLOC_PORTABLE: another context's copies
+	 * use it as pinned memory (imported, read when they run), not staged.
+	 */
+	bool portable;
 	struct xreg reg[2];
 	unsigned char *shadow;		/* map_len bytes, or NULL */
 	bool tainted;			/* shadow unknown */
@@ -467,6 +472,7 @@ static int live_contexts(void)
 static void check_pins(const char *when)
 {
 	long long now, exp, slack;
+	int i;
 
 	if (st.in_child || st.pin_base < 0)
 		return;
@@ -477,6 +483,11 @@ static void check_pins(const char *when)
 	exp = pinned_expected();
 	trace("pins %s: %lld pinned, %lld expected", when, now, exp);
 	slack = (long long)st.o->pool_bytes * live_contexts();
+	/* Each other live context may have imported a portable buffer. */
+	for (i = 0; i < NBUF; i++)
+		if (st.buf[i].kind == BK_PINNED && st.buf[i].portable)
+			slack += (long long)st.buf[i].map_len *
+				 (live_contexts() - 1);
 	if (now > exp + slack)
 		violation("%s: %lld bytes pinned, the live buffers and registrations account for %lld (+ %lld of staging pool allowed): pinned memory leaked",
 			  when, now, exp, slack);
@@ -837,7 +848,12 @@ static void op_host_alloc(struct in *in)
 	int c, i = free_buf_slot();
 	accel_context *h = ctx_handle(in, &c);
 	size_t len = pick_alloc_size(in);
-	unsigned int flags = rd8(in) == 0xff ? 0x80 : 0;
+	uint8_t fv = rd8(in);
+	const char *be = getenv("ACCEL_BACKEND");
+	/* Portable only where it is imported (the cpu backend). */
+	unsigned int flags = fv == 0xff ? 0x80 :
+			     (fv & 1) && (!be || !strcmp(be, "cpu")) ?
+			     ACCEL_HOST_ALLOC_PORTABLE : 0;
 	void *p = NULL;
 	int r;
 
@@ -853,6 +869,7 @@ static void op_host_alloc(struct in *in)
 	if (c < 0 || !st.ctx[c].live || !len)
 		violation("accel_host_alloc on a dead context or of 0 bytes returned 0");
 	buf_new(i, BK_PINNED, p, len, page_ceil(len), c, 0);
+	st.buf[i].portable = flags & ACCEL_HOST_ALLOC_PORTABLE;
 	/* Zeroed, and the tail of the last page too. */
 	if (st.buf[i].shadow && memcmp(p, st.buf[i].shadow, st.buf[i].map_len))
 		violation("accel_host_alloc(%zu) memory is not zeroed", len);
@@ -1369,6 +1386,13 @@ static enum cls classify(const struct opnd *o, int c, size_t n, bool write,
 		       C_BAD : C_UNSURE;
 	b = &st.buf[o->buf];
 	if ((b->kind == BK_PINNED || b->kind == BK_DEVICE) && b->ctx == c)
+		return o->off + n <= b->len ? C_OK : C_BAD;
+	/*
+	 * Another context's portable memory: imported, so read when the
+	 * copy runs (if the import falls back to staging, the bytes are only
+	 * known sooner). Its bounds are the allocation's.
+	 */
+	if (b->kind == BK_PINNED && b->portable)
 		return o->off + n <= b->len ? C_OK : C_BAD;
 	if (b->kind == BK_DEVICE || b->kind == BK_PROTNONE)
 		return C_BAD;
@@ -1973,6 +1997,10 @@ static void op_event_create(struct in *in)
 			     fv % 4 == 3 && fv > 0xf0 ? fv : 0;
 	accel_event_t eh = NULL;
 
+	/* Waiters on it sleep at once: any kind of event may ask. */
+	if (fv % 4 != 3 && (fv & 0x40))
+		flags |= ACCEL_EVENT_BLOCKING_SYNC;
+
 	for (e = 0; e < NEV && st.ev[e].live; e++)
 		;
 	if (e == NEV)
@@ -2089,6 +2117,30 @@ static void op_wait_value(struct in *in)
 	      val, err(r));
 	if (!r && (str_ctx(s) < 0 || e < 0 || !st.ev[e].live))
 		violation("accel_stream_wait_value() with a destroyed event or stream returned 0");
+}
+
+/*
+ * A stream-ordered write: raises the counter when the stream reaches it,
+ * which may open the gates of other streams; a plain event is -EINVAL.
+ */
+static void op_write_value(struct in *in)
+{
+	int e, s, r;
+	accel_stream_t sh = str_handle(in, &s);
+	accel_event_t h = ev_handle(in, &e);
+	uint8_t v = rd8(in);
+	uint64_t val = v % 4 == 3 ? UINT64_MAX : v % 4;
+	unsigned int flags = v == 0xfe ? 0x2 : 0;
+
+	r = accel_stream_write_value(sh, h, val, flags);
+	trace("accel_stream_write_value(str%d, ev%d, %" PRIu64 ", %#x) = %s",
+	      s, e, val, flags, err(r));
+	if (!r && (str_ctx(s) < 0 || e < 0 || !st.ev[e].live))
+		violation("accel_stream_write_value() with a destroyed event or stream returned 0");
+	if (!r && flags)
+		violation("accel_stream_write_value() with unknown flags returned 0");
+	if (!r && e >= 0 && !st.ev[e].host)
+		violation("accel_stream_write_value() on a plain event returned 0");
 }
 
 /* ---- verify: quiesce, then every shadow and the pins ------------------- */
@@ -2242,7 +2294,7 @@ static const char *const op_name[32] = {
 	"memcpy_batch_async", "event_create", "event_destroy", "event",
 	"event", "event_wait", "event_signal", "stream_wait_value",
 	"launch_host_func", "stream_sync", "malloc_async/free_async",
-	"verify/fork/current",
+	"verify/fork/current/write_value",
 };
 
 static void step(struct in *in)
@@ -2281,7 +2333,7 @@ static void step(struct in *in)
 		case 0: case 1: case 2: verify(); break;
 		case 3: case 4:	op_fork(in); break;
 		case 5:		op_set_current(in); break;
-		default:	op_scribble(in);
+		default:	op_write_value(in);
 		}
 	}
 }

@@ -693,13 +693,35 @@ static void op_release(struct slot *s, struct rng *r)
 		pool_kill(s, req.handle);
 }
 
+/*
+ * The driver's priority range (struct accel_info), read once: effective
+ * priorities must lie in it, every level of it included.
+ */
+static _Atomic int prio_known;
+static _Atomic int32_t prio_greatest, prio_least;
+
+static bool prio_ok(int fd, int32_t p)
+{
+	if (!atomic_load(&prio_known)) {
+		struct accel_info in;
+
+		memset(&in, 0, sizeof(in));
+		if (ioctl(fd, ACCEL_IOC_GET_INFO, &in))
+			return true;
+		atomic_store(&prio_greatest, in.greatest_priority);
+		atomic_store(&prio_least, in.least_priority);
+		atomic_store(&prio_known, 1);
+	}
+	return p >= atomic_load(&prio_greatest) && p <= atomic_load(&prio_least);
+}
+
 static void op_stream_create(struct slot *s, struct rng *r)
 {
 	struct accel_stream_create req = { 0 };
 	struct obj o = { 0 };
 
 	req.flags = chance(r, 3) ? ACCEL_STREAM_NON_BLOCKING : 0;
-	req.priority = chance(r, 2) ? -(int)below(r, 3) : (int32_t)rnd(r);
+	req.priority = chance(r, 2) ? -(int)below(r, 8) : (int32_t)rnd(r);
 	if (chance(r, 12))
 		req.flags = (uint32_t)interesting64(r);
 	if (chance(r, 16))
@@ -708,7 +730,7 @@ static void op_stream_create(struct slot *s, struct rng *r)
 		req.handle = (uint32_t)rnd(r) | 1;
 	if (xioctl(C_SCREATE, s->fd, ACCEL_IOC_STREAM_CREATE, &req))
 		return;
-	if (!req.handle || req.priority < -1 || req.priority > 0) {
+	if (!req.handle || !prio_ok(s->fd, req.priority)) {
 		atomic_fetch_add(&n_invariant, 1);
 		note("invariant", "STREAM_CREATE handle %u priority %d",
 		     req.handle, req.priority);
@@ -745,7 +767,7 @@ static void op_stream_query(struct slot *s, struct rng *r)
 		return;
 	if (q.completed > q.submitted ||
 	    q.submitted - q.completed != q.queued ||
-	    q.error > 0 || q.priority < -1 || q.priority > 0) {
+	    q.error > 0 || !prio_ok(s->fd, q.priority)) {
 		atomic_fetch_add(&n_invariant, 1);
 		note("invariant", "STREAM_QUERY submitted %llu completed %llu queued %u error %d",
 		     (unsigned long long)q.submitted,

@@ -83,6 +83,12 @@ struct accel_region {
 	 * blocks accel_malloc_async() hands out; NULL for accel_malloc().
 	 */
 	struct accel_pool_chunk *pool;
+	/*
+	 * LA_REGION_REGISTERED: another context's ACCEL_HOST_ALLOC_PORTABLE
+	 * allocation imported here at its first copy (accel_portable_import());
+	 * never the user's to unregister, released with the allocation.
+	 */
+	bool shadow;
 };
 
 struct accel_hostfn_job;
@@ -217,6 +223,12 @@ int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 int accel_kwait_user(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		     uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		     uint32_t *first);
+/*
+ * Internal bit of @flags of the two calls above: the waiter sleeps in the
+ * transport at once, without the backend's polling first (an event created
+ * with ACCEL_EVENT_BLOCKING_SYNC). Never passed to the transport.
+ */
+#define ACCEL_KWAIT_BLOCKING	(1U << 31)
 /* The same with an absolute CLOCK_MONOTONIC deadline. */
 int accel_kwait_user_until(struct accel_ctx *ctx,
 			   struct accel_wait_entry *ents, uint32_t count,
@@ -275,6 +287,14 @@ void accel_pool_sync(struct accel_ctx *ctx);
 /* Reap and trim to @keep bytes (an allocation hit the memory limit). */
 void accel_pool_trim(struct accel_ctx *ctx, size_t keep);
 void accel_pool_teardown(struct accel_ctx *ctx);
+/*
+ * Portable pinned memory: make the ACCEL_HOST_ALLOC_PORTABLE allocation of
+ * another context that holds @ptr a region of @ctx (0), or -ENOENT when
+ * none does; accel_portable_forget() drops the imports of @ctx's portable
+ * allocations (all of them, or the one at @base) from every other context.
+ */
+int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr);
+void accel_portable_forget(struct accel_ctx *owner, uintptr_t base);
 /* The transport's own region calls (memory.c), for the backends. */
 int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 			uint32_t *handle, uint64_t *offset);

@@ -491,6 +491,8 @@ int accel_context_destroy(accel_context *handle)
 	}
 	pthread_mutex_unlock(&ctx_list_lock);
 
+	/* Out of the list, its portable memory is imported nowhere again. */
+	accel_portable_forget(ctx, 0);
 	/* Threads blocked in a wait on it return (-ENOENT). */
 	accel_doom(ctx);
 	accel_hostfn_stop(ctx);

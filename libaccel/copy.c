@@ -208,6 +208,22 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	if (!ret && bytes)
 		ret = uses_begin_locked(&u, sr.blk);
 	pthread_mutex_unlock(&ctx->lock);
+	/* Portable memory of another context: imported at its first copy. */
+	if (!ret && bytes && (!d.found || !sr.found)) {
+		bool imported = false;
+
+		if (!d.found && !accel_portable_import(ctx, (uintptr_t)dst))
+			imported = true;
+		if (!sr.found && !accel_portable_import(ctx, (uintptr_t)src))
+			imported = true;
+		if (imported) {
+			pthread_mutex_lock(&ctx->lock);
+			ret = resolve_locked(ctx, dst, bytes, &d);
+			if (!ret)
+				ret = resolve_locked(ctx, src, bytes, &sr);
+			pthread_mutex_unlock(&ctx->lock);
+		}
+	}
 	if (!ret)
 		ret = check_kind(kind, &d, &sr);
 	/*

@@ -84,7 +84,8 @@ int accel_event_create(accel_context *ctxh, unsigned int flags,
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!out || (flags & ~(ACCEL_EVENT_DISABLE_TIMING | ACCEL_EVENT_HOST)))
+	if (!out || (flags & ~(ACCEL_EVENT_DISABLE_TIMING | ACCEL_EVENT_HOST |
+			       ACCEL_EVENT_BLOCKING_SYNC)))
 		return -EINVAL;
 	ret = accel_ctx_get(ctxh, &ctx);
 	if (ret)
@@ -201,8 +202,9 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 	}
 	memset(ents, 0, sizeof(ents));
 	ents[0].event = ev->kevent;
-	ret = accel_kwait_user(ev->child.ctx, ents, 1, ACCEL_WAIT_ALL,
-			       timeout_ns, NULL);
+	ret = accel_kwait_user(ev->child.ctx, ents, 1, ACCEL_WAIT_ALL |
+			       ((ev->flags & ACCEL_EVENT_BLOCKING_SYNC) ?
+				ACCEL_KWAIT_BLOCKING : 0), timeout_ns, NULL);
 	/* A synchronization point: the pool gives back what is idle. */
 	if (!ret)
 		accel_pool_sync(ev->child.ctx);
@@ -294,6 +296,7 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 	struct accel_event_impl **evs = NULL, *ev0;
 	struct accel_wait_entry *ents = NULL;
 	struct accel_ctx *ctx = NULL;
+	uint32_t blocking = ACCEL_KWAIT_BLOCKING;
 	unsigned int i, n = 0;
 	uint32_t idx = 0;
 	int ret;
@@ -328,14 +331,17 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 		}
 		ctx = evs[n]->child.ctx;
 		ents[n].event = evs[n]->kevent;
+		/* Sleeps at once only when every event asks for it. */
+		if (!(evs[n]->flags & ACCEL_EVENT_BLOCKING_SYNC))
+			blocking = 0;
 	}
 	if (timeout_ns && accel_in_host_fn()) {
 		ret = -EDEADLK;
 		goto out;
 	}
 	ret = accel_kwait_user(ctx, ents, count,
-			       (mode & ACCEL_WAIT_ALL) ? ACCEL_WAIT_ALL : 0,
-			       timeout_ns, &idx);
+			       ((mode & ACCEL_WAIT_ALL) ? ACCEL_WAIT_ALL : 0) |
+			       blocking, timeout_ns, &idx);
 	if ((!ret || ret == -EIO) && first)
 		*first = idx;
 out:
@@ -436,4 +442,18 @@ int accel_event_import_fd(accel_context *ctxh, int fd, accel_event_t *out)
 out:
 	accel_ctx_put(ctx);
 	return ret;
+}
+
+/*
+ * One HOST_SIGNAL descriptor: the transport raises the counter when the
+ * stream reaches it (the core never lowers it), and wakes host waiters and
+ * the streams waiting on the value, as accel_event_signal() does at once.
+ */
+ACCEL_EXPORT
+int accel_stream_write_value(accel_stream_t stream, accel_event_t event,
+			     uint64_t value, unsigned int flags)
+{
+	ACCEL_API_ENTER();
+	return submit_event_op(stream, event, ACCEL_OP_HOST_SIGNAL, value,
+			       flags);
 }

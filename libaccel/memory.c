@@ -199,13 +199,14 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 	void *p;
 	int ret;
 
-	if (!ptr || !size || flags)
+	if (!ptr || !size || (flags & ~ACCEL_HOST_ALLOC_PORTABLE))
 		return -EINVAL;
 	ret = accel_ctx_get(ctxh, &ctx);
 	if (ret)
 		return ret;
 	memset(&r, 0, sizeof(r));
 	r.kind = LA_REGION_HOST_ALLOC;
+	r.flags = flags;
 	ret = accel_bounce_alloc(ctx, size, &r.handle, &p, &r.map_len);
 	if (ret == -ENOMEM)
 		accel_pin_error(ctx, size, "accel_host_alloc()");
@@ -332,7 +333,8 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 
 	pthread_mutex_lock(&ctx->lock);
 	r = accel_region_find_locked(ctx, a->ptr);
-	if (!r) {
+	/* An import is released with its allocation, never by itself. */
+	if (!r || r->shadow) {
 		pthread_mutex_unlock(&ctx->lock);
 		return 0;
 	}
@@ -361,6 +363,10 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 	pthread_mutex_unlock(&ctx->lock);
 
 	accel_check_forget(copy.base, copy.map_len ? copy.map_len : copy.size);
+	/* The other contexts' imports go too (their pages stay queued). */
+	if (copy.flags & ACCEL_HOST_ALLOC_PORTABLE &&
+	    copy.kind == LA_REGION_HOST_ALLOC)
+		accel_portable_forget(ctx, copy.base);
 	ctx->backend->unmap(ctx, &copy);
 	a->ret = 0;
 	return 1;
@@ -460,6 +466,144 @@ bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
 	*r = a.r;
 	*owner = a.owner;
 	return true;
+}
+
+/*
+ * Portable pinned memory (ACCEL_HOST_ALLOC_PORTABLE, cudaHostAllocPortable).
+ * The owner context allocates; any other context of the process (same
+ * transport, cpu backend) that names the memory in a copy imports it at
+ * that first copy: a region of its own over the same pages, entered in its
+ * table as a shadow registration, so that the copy is asynchronous there
+ * too. The import holds the pages for that context's queued work (the
+ * kernel pins them; inproc maps the memory file) and is charged to that
+ * context's pin limit; it is released, stream-ordered, when the owner frees
+ * the allocation or is destroyed. Lock order: the owner's ctx->lock is
+ * dropped before the importer's is taken; the transport's locks come last.
+ */
+struct portable_arg {
+	struct accel_ctx *self;
+	uintptr_t ptr;
+	struct accel_region r;
+	struct accel_ctx *owner;	/* referenced */
+};
+
+static int portable_owner_in_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct portable_arg *a = data;
+	struct accel_region *r;
+
+	/* An inherited context's transport is the parent's: not touched. */
+	if (ctx == a->self || ctx->ops != a->self->ops || ctx->forked)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	r = accel_region_find_locked(ctx, a->ptr);
+	if (r && r->kind == LA_REGION_HOST_ALLOC && !r->shadow &&
+	    (r->flags & ACCEL_HOST_ALLOC_PORTABLE)) {
+		a->r = *r;
+		a->owner = ctx;
+		accel_obj_ref(&ctx->obj);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return a->owner != NULL;
+}
+
+int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr)
+{
+	struct portable_arg a = { .self = ctx, .ptr = ptr };
+	struct accel_region r;
+	uint32_t handle;
+	int ret = 0;
+
+	/* The cuda backend stages it: CUDA's own pin is the owner's. */
+	if (!ctx->ops->import_host || strcmp(accel_backend_name(ctx), "cpu"))
+		return -ENOENT;
+	if (!accel_ctx_foreach(portable_owner_in_ctx, &a))
+		return -ENOENT;
+	pthread_mutex_lock(&ctx->lock);
+	/* Imported meanwhile by another thread of this context? */
+	if (accel_region_find_locked(ctx, ptr))
+		goto out_unlock;
+	if (region_overlaps_locked(ctx, a.r.base, a.r.size)) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	ret = ctx->ops->import_host(ctx->tp, a.owner->tp, a.r.handle,
+				    a.r.base, a.r.size, &handle);
+	if ((ret == -ENOMEM || ret == -EEXIST) && ctx->backend->reap(ctx))
+		ret = ctx->ops->import_host(ctx->tp, a.owner->tp, a.r.handle,
+					    a.r.base, a.r.size, &handle);
+	if (ret)
+		goto out_unlock;
+	memset(&r, 0, sizeof(r));
+	r.kind = LA_REGION_REGISTERED;
+	r.base = a.r.base;
+	r.size = a.r.size;
+	r.handle = handle;
+	r.shadow = true;
+	ret = region_insert_locked(ctx, &r);
+	if (ret)
+		accel_kregion_release(ctx, handle, 0);
+out_unlock:
+	pthread_mutex_unlock(&ctx->lock);
+	accel_ctx_put(a.owner);
+	return ret;
+}
+
+struct forget_arg {
+	struct accel_ctx *owner;
+	const uintptr_t *bases;
+	unsigned int n;
+};
+
+static int forget_in_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct forget_arg *a = data;
+	struct accel_region *r;
+	unsigned int i;
+
+	if (ctx == a->owner)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	for (i = 0; i < a->n; i++) {
+		r = accel_region_find_locked(ctx, a->bases[i]);
+		if (!r || !r->shadow || r->base != a->bases[i])
+			continue;
+		/* Stream-ordered: its queued copies keep the pages. */
+		ctx->backend->release(ctx, r, true);
+		region_remove_locked(ctx, r);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+void accel_portable_forget(struct accel_ctx *owner, uintptr_t base)
+{
+	struct forget_arg a = { .owner = owner };
+	uintptr_t *bases = NULL;
+	unsigned int i, n = 0;
+
+	if (base) {
+		a.bases = &base;
+		a.n = 1;
+		accel_ctx_foreach(forget_in_ctx, &a);
+		return;
+	}
+	pthread_mutex_lock(&owner->lock);
+	bases = calloc(owner->nregions ? owner->nregions : 1, sizeof(*bases));
+	for (i = 0; bases && i < owner->nregions; i++) {
+		const struct accel_region *r = &owner->regions[i];
+
+		if (r->kind == LA_REGION_HOST_ALLOC && !r->shadow &&
+		    (r->flags & ACCEL_HOST_ALLOC_PORTABLE))
+			bases[n++] = r->base;
+	}
+	pthread_mutex_unlock(&owner->lock);
+	if (n) {
+		a.bases = bases;
+		a.n = n;
+		accel_ctx_foreach(forget_in_ctx, &a);
+	}
+	free(bases);
 }
 
 void accel_regions_teardown(struct accel_ctx *ctx)

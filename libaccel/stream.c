@@ -497,6 +497,7 @@ int accel_kwait_user_until(struct accel_ctx *ctx,
 			   struct accel_wait_entry *ents, uint32_t count,
 			   uint32_t flags, uint64_t deadline, uint32_t *first)
 {
+	bool blocking = flags & ACCEL_KWAIT_BLOCKING;
 	struct accel_wait w;
 	int ret = -ETIME;
 
@@ -510,9 +511,11 @@ int accel_kwait_user_until(struct accel_ctx *ctx,
 	memset(&w, 0, sizeof(w));
 	w.entries = (uint64_t)(uintptr_t)ents;
 	w.count = count + 1;
-	w.flags = flags;
+	w.flags = flags & ~ACCEL_KWAIT_BLOCKING;
 	w.timeout_ns = deadline;
-	ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
+	/* Blocking sync: straight to the transport's sleep, no polling. */
+	if (!blocking)
+		ret = ctx->backend->wait_fast(ctx, kwait_poll, &w, w.timeout_ns);
 	while (ret == -ETIME || ret == -EINTR) {
 		ret = accel_ioctl(ctx, ACCEL_IOC_WAIT, &w);
 		if (ret != -EINTR)

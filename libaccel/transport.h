@@ -30,6 +30,18 @@ struct accel_transport_ops {
 	 * completions" says; owned by the transport. The fd or -errno.
 	 */
 	int (*get_fd)(struct accel_transport *tp);
+	/*
+	 * Make @owner's ACCEL_MEM_HOST allocation @owner_handle, mapped by
+	 * the user at [@addr, @addr + @len), a region of @tp too, holding
+	 * the same pages for @tp's queued work whatever @owner does with
+	 * them afterwards (portable pinned memory): the kernel pins them
+	 * with a registration of the range, inproc maps the allocation's
+	 * memory file itself. @owner is another context of the same
+	 * transport. Stores the new region's handle; 0 or -errno.
+	 */
+	int (*import_host)(struct accel_transport *tp,
+			   struct accel_transport *owner, uint32_t owner_handle,
+			   uint64_t addr, uint64_t len, uint32_t *handle);
 };
 
 /*

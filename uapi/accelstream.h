@@ -122,9 +122,12 @@
  * @queue_depth: most descriptors queued (not yet retired) on one stream;
  *	a submission that would exceed it fails with ``-EAGAIN``.
  * @max_wait: most entries in one %ACCEL_IOC_WAIT.
- * @greatest_priority: numerically lowest (most urgent) stream priority.
+ * @greatest_priority: numerically lowest (most urgent) stream priority;
+ *	-5 today.
  * @least_priority: numerically highest (least urgent) stream priority,
- *	also the default. Out-of-range priorities are clamped, as in CUDA.
+ *	also the default; 0. Every value in between is a level of its own
+ *	(CUDA's convention and, on current GPUs, CUDA's range).
+ *	Out-of-range priorities are clamped, as in CUDA.
  * @max_pinned_bytes: most bytes one context may pin (registered and host
  *	allocations), before RLIMIT_MEMLOCK applies; bytes.
  * @max_device_bytes: most device memory one context may allocate; bytes.
@@ -246,8 +249,14 @@ struct accel_mem_release {
  * struct accel_stream_create - create a stream (cudaStreamCreateWithPriority)
  * @flags: in: 0 or %ACCEL_STREAM_NON_BLOCKING.
  * @priority: in: lower is more urgent; clamped to the range of
- *	&struct accel_info. The soft engine runs streams of priority below
- *	@least_priority on a high-priority workqueue.
+ *	&struct accel_info (@greatest_priority to @least_priority); out: the
+ *	effective priority. The soft engine takes the more urgent stream's
+ *	ready work first: a stream runs its next descriptor only while no
+ *	stream of the same context with a more urgent priority has work ready
+ *	to run (a stream blocked on a wait holds nobody back), and streams of
+ *	one priority run concurrently; those above the least priority run on
+ *	a high-priority workqueue. An attached executor orders the streams on
+ *	its device (the CUDA executor: cudaStreamCreateWithPriority).
  * @handle: out: the stream's handle.
  * @pad: must be zero.
  *

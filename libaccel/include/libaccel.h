@@ -269,7 +269,11 @@ int accel_context_get_backend(accel_context *ctx, const char **name);
  *
  * Creates an in-order queue in @ctx (NULL: the current context). @flags is 0
  * or ACCEL_STREAM_NON_BLOCKING (recorded and reported). @priority: lower is
- * more urgent; values outside accel_stream_priority_range() are clamped.
+ * more urgent, from 0 (the default) to -5; values outside
+ * accel_stream_priority_range() are clamped. The cpu backend's soft engine
+ * runs a stream's next copy only while no more urgent stream of the
+ * context has work ready (streams of one priority run concurrently); the
+ * cuda backend maps the levels linearly onto CUDA's range.
  *
  * CUDA / AscendCL: cudaStreamCreateWithPriority, aclrtCreateStream
  *
@@ -415,7 +419,9 @@ int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
  * @greatest: where the most urgent priority is stored
  *
  * Stores the @least urgent (numerically highest, the default) and the
- * @greatest (numerically lowest) priority of @ctx (NULL: current).
+ * @greatest (numerically lowest) priority of @ctx (NULL: current): 0 and
+ * -5, CUDA's convention and CUDA's range on current GPUs; every value in
+ * between is a level of its own (see accel_stream_create()).
  *
  * CUDA / AscendCL: cudaDeviceGetStreamPriorityRange
  *
@@ -446,17 +452,20 @@ int accel_stream_priority_range(accel_context *ctx, int *least,
  * @ctx: the context, NULL for the current one
  * @ptr: where the address of the allocation is stored
  * @size: bytes, not 0
- * @flags: must be 0
+ * @flags: 0 or %ACCEL_HOST_ALLOC_PORTABLE
  *
  * Allocates @size bytes (rounded up to pages) of zeroed, pinned host memory
  * in @ctx (NULL: current), mapped into the process, and stores its address in
- * ``*ptr``. Copies from and to it are asynchronous. @flags must be 0.
+ * ``*ptr``. Copies from and to it are asynchronous. @flags is 0 (pinned for
+ * @ctx only: another context stages copies naming it) or
+ * ACCEL_HOST_ALLOC_PORTABLE (pinned for every context of the process).
  *
- * CUDA / AscendCL: cudaMallocHost, aclrtMallocHost
+ * CUDA / AscendCL: cudaMallocHost, cudaHostAlloc (cudaHostAllocPortable),
+ * aclrtMallocHost
  *
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
- * * %-EINVAL - @ptr is NULL, @size is 0, or @flags is not 0
+ * * %-EINVAL - @ptr is NULL, @size is 0, or @flags has unknown bits
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the driver's pinning limit, or out of
  *   memory
  * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
@@ -910,7 +919,7 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * accel_event_create() - create an event
  * @ctx: the context, NULL for the current one
  * @flags: %ACCEL_EVENT_DEFAULT, %ACCEL_EVENT_DISABLE_TIMING or
- *   %ACCEL_EVENT_HOST
+ *   %ACCEL_EVENT_HOST, each with or without %ACCEL_EVENT_BLOCKING_SYNC
  * @event: where the new event is stored
  *
  * Creates an @event in @ctx (NULL: current). @flags: ACCEL_EVENT_DEFAULT
@@ -918,7 +927,9 @@ ACCELINLINE int accel_memcpy_d2h_async(accel_stream_t stream, void *dst,
  * ACCEL_EVENT_HOST: a host event, a 64-bit counter raised by
  * accel_event_signal() and waited on by streams with
  * accel_stream_wait_value() instead of a recorded point. A never-recorded
- * @event is complete.
+ * @event is complete. ACCEL_EVENT_BLOCKING_SYNC (cudaEventBlockingSync)
+ * may be added to any of them: a host waiting on the @event sleeps from the
+ * start instead of polling first.
  *
  * CUDA / AscendCL: cudaEventCreateWithFlags, aclrtCreateEventWithFlag
  *
@@ -1961,6 +1972,73 @@ int accel_mem_pool_trim_to(accel_context *ctx, size_t min_bytes_to_keep);
  */
 int accel_mem_pool_get_usage(accel_context *ctx, size_t *reserved,
 			     size_t *used);
+
+/* ------------------------------------------------------------------ */
+/* Stream-ordered value writes and blocking-sync events (1.4)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * accel_event_create() flag: a host waiting on the event
+ * (accel_event_synchronize(), accel_event_wait() when every event has it)
+ * sleeps in the driver, or on a futex with the inproc transport, from the
+ * start of the wait, never polling the device first; the CPU is free
+ * while it waits, at the price of a wake-up's latency (cudaEventBlockingSync).
+ * Any event may have it, host events too.
+ */
+#define ACCEL_EVENT_BLOCKING_SYNC	(1U << 2)
+
+/*
+ * accel_host_alloc() flag: the allocation is pinned memory of every
+ * context of the process (cudaHostAllocPortable), not only of the one that
+ * allocated it: a copy in another context (of the same transport, cpu
+ * backend) is asynchronous too instead of being staged. That context
+ * imports the pages at its first copy naming them (the kernel pins them
+ * for it as a registration; charged to its own pin limit), and holds them
+ * for its queued copies whatever happens to the allocation: accel_host_free()
+ * and the owner's destroy release every import stream-ordered, as they
+ * release the allocation. With the cuda backend, other contexts stage such
+ * copies (see accel_host_alloc(3)).
+ */
+#define ACCEL_HOST_ALLOC_PORTABLE	(1U << 0)
+
+/**
+ * accel_stream_write_value() - raise a host event's counter in stream order
+ * @stream: the stream that writes, or %ACCEL_STREAM_DEFAULT
+ * @event: a host event (%ACCEL_EVENT_HOST) of the @stream's context
+ * @value: the value to raise its counter to
+ * @flags: must be 0
+ *
+ * Queues a write on @stream: once everything queued before it on @stream
+ * has retired, the counter of @event is raised to @value, as
+ * accel_event_signal() would do at once; a @value not above the counter
+ * changes nothing (the counter never goes down, whatever the order in
+ * which writes and signals arrive). Streams that wait with
+ * accel_stream_wait_value() for a value up to @value go on, and host waits
+ * on @event (accel_event_synchronize(), accel_event_wait()) return. Work
+ * queued after the write waits for it. If @stream failed before the write
+ * is reached, the write does not happen (the stream's error is sticky);
+ * with the cuda backend the write takes effect once the device finished
+ * the work queued before it.
+ *
+ * CUDA / AscendCL: cuStreamWriteValue64 (cuStreamWaitValue64 with
+ * CU_STREAM_WAIT_VALUE_GEQ is accel_stream_wait_value()); AscendCL has no
+ * counter write, aclrtRecordEvent / aclrtStreamWaitEvent is the nearest.
+ *
+ * Return: 0 on success, or a negative errno value (errno is never set):
+ *
+ * * %-EINVAL - @event is not a host event, @flags is not 0, the two belong
+ *   to different contexts, or a handle of the wrong type
+ * * %-ENOENT - @stream or @event is stale or unknown
+ * * %-EIO - the @stream failed
+ * * %-EAGAIN - the @stream's queue is full (65535 descriptors; libaccel(7)
+ *   LIMITS)
+ * * %-EACCES - the context was created by another process (a child after
+ *   fork() using its parent's context); the call changed nothing
+ * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
+ *   error; accel_last_error_string(3) says which)
+ */
+int accel_stream_write_value(accel_stream_t stream, accel_event_t event,
+			     uint64_t value, unsigned int flags);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@ static int host_alloc_zeroed_and_free(void)
 	CHECK(t_ctx());
 	CHECK_RET(accel_host_alloc(NULL, (void **)&p, 0, 0), -EINVAL);
 	CHECK_RET(accel_host_alloc(NULL, NULL, 64, 0), -EINVAL);
-	CHECK_RET(accel_host_alloc(NULL, (void **)&p, 64, 1), -EINVAL);
+	CHECK_RET(accel_host_alloc(NULL, (void **)&p, 64, 0x80), -EINVAL);
 	CHECK_OK(accel_host_alloc(NULL, (void **)&p, 10000, 0));
 	for (i = 0; i < 10000; i++)
 		CHECK(p[i] == 0);

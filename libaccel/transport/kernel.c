@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "accelstream.h"
 #include "transport.h"
 
 struct accel_transport {
@@ -74,6 +75,27 @@ static int kernel_get_fd(struct accel_transport *tp)
 	return tp->fd;
 }
 
+/*
+ * A registration of the owner's mapping pins its pages in this context
+ * too (FOLL_LONGTERM): they outlive the owner's release and munmap until
+ * the last descriptor of this context naming them retires.
+ */
+static int kernel_import_host(struct accel_transport *tp,
+			      struct accel_transport *owner,
+			      uint32_t owner_handle, uint64_t addr,
+			      uint64_t len, uint32_t *handle)
+{
+	struct accel_mem_register reg = { .addr = addr, .size = len };
+	int ret;
+
+	(void)owner;
+	(void)owner_handle;
+	ret = kernel_ioctl(tp, ACCEL_IOC_MEM_REGISTER, &reg);
+	if (!ret)
+		*handle = reg.handle;
+	return ret;
+}
+
 const struct accel_transport_ops accel_transport_kernel = {
 	.name = "kernel",
 	.open = kernel_open,
@@ -81,4 +103,5 @@ const struct accel_transport_ops accel_transport_kernel = {
 	.ioctl = kernel_ioctl,
 	.mmap = kernel_mmap,
 	.get_fd = kernel_get_fd,
+	.import_host = kernel_import_host,
 };

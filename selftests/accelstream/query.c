@@ -139,7 +139,8 @@ TEST_F(query, own_context)
 	buf = anon_map(size);
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s1));
-	ASSERT_EQ(0, accel_stream(self->fd, 0, -1, &s2));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, self->info.greatest_priority,
+				  &s2));
 	ASSERT_EQ(0, accel_event(self->fd, 0, &ev));
 	ASSERT_EQ(0, accel_register(self->fd, buf, size, 0, &reg));
 
@@ -242,7 +243,8 @@ TEST_F(query, streams)
 	int fd2;
 
 	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s1));
-	ASSERT_EQ(0, accel_stream(self->fd, 0, -1, &s2));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, self->info.greatest_priority,
+				  &s2));
 	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s3));
 	ASSERT_EQ(0, accel_submit1(self->fd, s1, d_nop(), NULL));
 	ASSERT_EQ(0, accel_drain(self->fd, s1));

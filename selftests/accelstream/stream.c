@@ -122,6 +122,55 @@ TEST_F(stream, priority_runs)
 	}
 }
 
+/*
+ * The soft engine takes the more urgent stream's ready work first: one
+ * stream per level, opened from the least urgent to the most, all gated
+ * on one user event, each a 1 MiB copy then a timing event. Released at
+ * once, they complete from the most urgent to the least, each later than
+ * the one before.
+ */
+TEST_F(stream, priority_order)
+{
+	enum { MiB = 1 << 20 };
+	int32_t least = self->info.least_priority;
+	int32_t n = least - self->info.greatest_priority + 1;
+	uint32_t host, dev, gate, s[16], ev[16];
+	struct accel_event_elapsed el;
+	int32_t i;
+
+	ASSERT_GE(n, 6);
+	ASSERT_LE(n, 16);
+	ASSERT_EQ(0, accel_alloc(self->fd, MiB, ACCEL_MEM_HOST, &host, NULL));
+	ASSERT_EQ(0, accel_alloc(self->fd, (uint64_t)n * MiB, ACCEL_MEM_DEVICE,
+				 &dev, NULL));
+	ASSERT_EQ(0, accel_event(self->fd, ACCEL_EVENT_USER, &gate));
+	for (i = 0; i < n; i++) {
+		struct accel_desc d[3] = {
+			d_host_wait(gate, 1),
+			d_copy(dev, (uint64_t)i * MiB, host, 0, MiB),
+		};
+
+		ASSERT_EQ(0, accel_stream(self->fd, 0, least - i, &s[i]));
+		ASSERT_EQ(0, accel_event(self->fd, ACCEL_EVENT_TIMING, &ev[i]));
+		d[2] = d_record(ev[i]);
+		ASSERT_EQ(0, accel_submit(self->fd, s[i], d, 3, NULL));
+	}
+	ASSERT_EQ(0, accel_signal(self->fd, gate, 0, 1));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, accel_drain(self->fd, s[i]));
+	for (i = n - 1; i > 0; i--) {
+		memset(&el, 0xcc, sizeof(el));
+		el.start = ev[i];
+		el.end = ev[i - 1];
+		ASSERT_EQ(0, ioctl(self->fd, ACCEL_IOC_EVENT_ELAPSED, &el));
+		EXPECT_LE(0, el.elapsed_ns) {
+			TH_LOG("priority %d completed %lld ns after priority %d",
+			       least - i + 1, (long long)el.elapsed_ns,
+			       least - i);
+		}
+	}
+}
+
 TEST_F_TIMEOUT(stream, too_many_streams, 120)
 {
 	struct accel_stream_create c = { 0 };

@@ -615,6 +615,42 @@ TEST(engine_steps)
 	EXPECT_EQ(-ECANCELED, status);
 }
 
+/*
+ * The priority rule: a stream yields only to a more urgent one that has
+ * runnable work; never to its own level or a less urgent one, never to a
+ * blocked one, never while the context closes.
+ */
+TEST(engine_priority_rule)
+{
+	struct asc_region a = { .size = 8 }, b = { .size = 8 };
+	struct asc_timeline tl = { 0 };
+	struct asc_release rel = { 0 };
+	struct asc_queue q = { 0 };
+	struct asc_entry c = mk_copy(&a, &b, 0, 0, 8), w;
+	struct asc_event uev;
+
+	EXPECT_EQ(-5, ASC_GREATEST_PRIORITY);
+	EXPECT_EQ(0, ASC_LEAST_PRIORITY);
+	EXPECT_EQ(-3, asc_clamp_priority(-3));
+	/* Nothing queued: nobody yields to it. */
+	EXPECT_FALSE(asc_engine_outranked(0, -5, &tl, &q, false, false));
+	asc_enqueue(&tl, &q, &c, &rel);
+	EXPECT_TRUE(asc_engine_outranked(0, -1, &tl, &q, false, false));
+	EXPECT_TRUE(asc_engine_outranked(-4, -5, &tl, &q, false, false));
+	EXPECT_FALSE(asc_engine_outranked(-1, -1, &tl, &q, false, false));
+	EXPECT_FALSE(asc_engine_outranked(-2, -1, &tl, &q, false, false));
+	EXPECT_FALSE(asc_engine_outranked(0, -1, &tl, &q, true, false));
+	EXPECT_FALSE(asc_engine_outranked(0, -1, &tl, &q, false, true));
+	asc_retire_head(&tl, &q, 0, 1, &rel);
+	/* A more urgent stream blocked on a gate holds nobody back. */
+	asc_event_init(&uev, ACCEL_EVENT_USER);
+	w = mk_ev(ACCEL_OP_HOST_WAIT, &uev, 1);
+	asc_enqueue(&tl, &q, &w, &rel);
+	EXPECT_FALSE(asc_engine_outranked(0, -5, &tl, &q, false, false));
+	asc_event_signal(&uev, 1, false);
+	EXPECT_TRUE(asc_engine_outranked(0, -5, &tl, &q, false, false));
+}
+
 /* The default pin limit: a quarter of RAM in MiB, at least 1, clamped. */
 TEST(default_pinned_limit)
 {

@@ -487,6 +487,8 @@ bool accel_cuda_reap(struct accel_ctx *ctx);
 
 /* issue.c: fetching, enqueueing and merging (the issue path) */
 void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s);
+int accel_cuda_priority(int prio, int least, int greatest, int cuda_least,
+			int cuda_greatest);
 void cx_range_fail(struct cx_range *r, uint64_t seq, int status);
 void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_);
 void accel_cuda_kick(struct accel_ctx *ctx);

@@ -29,6 +29,25 @@ static struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 	return s;
 }
 
+/*
+ * The CUDA priority of a transport priority: the transport's range
+ * [greatest, least] maps linearly onto CUDA's (cudaDeviceGetStreamPriorityRange),
+ * ends onto ends, rounded towards the least urgent; the same range (0 to -5
+ * on current GPUs) maps one to one.
+ */
+int accel_cuda_priority(int prio, int least, int greatest, int cuda_least,
+			int cuda_greatest)
+{
+	long span = (long)least - greatest;
+	long cspan = (long)cuda_least - cuda_greatest;
+
+	if (prio >= least || span <= 0)
+		return cuda_least;
+	if (prio <= greatest)
+		return cuda_greatest;
+	return cuda_least - (int)(((long)least - prio) * cspan / span);
+}
+
 /* Create the CUDA stream at the first device work, at its priority. */
 static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
 {
@@ -40,9 +59,12 @@ static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
 		return 0;
 	memset(&q, 0, sizeof(q));
 	q.handle = s->kstream;
-	if (!accel_ioctl(cx->ctx, ACCEL_IOC_STREAM_QUERY, &q) &&
-	    q.priority < cx->ctx->info.least_priority)
-		prio = cx->cfg.prio_greatest;
+	if (!accel_ioctl(cx->ctx, ACCEL_IOC_STREAM_QUERY, &q))
+		prio = accel_cuda_priority(q.priority,
+					   cx->ctx->info.least_priority,
+					   cx->ctx->info.greatest_priority,
+					   cx->cfg.prio_least,
+					   cx->cfg.prio_greatest);
 	e = cx_rt.cudaStreamCreateWithPriority(&s->cs, cudaStreamNonBlocking,
 					    prio);
 	if (e != cudaSuccess) {

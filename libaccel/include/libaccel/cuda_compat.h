@@ -90,6 +90,7 @@ enum cudaMemcpyKind {
 #define cudaEventDisableTiming		0x02
 
 #define cudaHostAllocDefault		0x00
+#define cudaHostAllocPortable		0x01
 #define cudaHostRegisterDefault		0x00
 #define cudaHostRegisterReadOnly	0x08
 
@@ -459,6 +460,8 @@ static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event,
 		return accel_cuda_ret(-EINVAL);
 	if (flags & cudaEventDisableTiming)
 		f |= ACCEL_EVENT_DISABLE_TIMING;
+	if (flags & cudaEventBlockingSync)
+		f |= ACCEL_EVENT_BLOCKING_SYNC;
 	ACCEL_CUDA_CALL(accel_event_create(NULL, f, event));
 }
 
@@ -582,9 +585,11 @@ static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool,
 static inline cudaError_t cudaHostAlloc(void **ptr, size_t size,
 					unsigned int flags)
 {
-	if (flags != cudaHostAllocDefault)
+	if (flags & ~(unsigned int)cudaHostAllocPortable)
 		return accel_cuda_ret(-EINVAL);
-	ACCEL_CUDA_CALL(accel_host_alloc(NULL, ptr, size, 0));
+	ACCEL_CUDA_CALL(accel_host_alloc(NULL, ptr, size,
+					 (flags & cudaHostAllocPortable) ?
+					 ACCEL_HOST_ALLOC_PORTABLE : 0));
 }
 
 static inline cudaError_t cudaMallocHost(void **ptr, size_t size)

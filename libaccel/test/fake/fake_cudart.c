@@ -381,16 +381,31 @@ cudaError_t cudaHostUnregister(void *p)
 	return cudaSuccess;
 }
 
+/*
+ * CUDA's range on current GPUs, 0 to -5; FAKE_CUDA_PRIO_GREATEST=N makes
+ * it 0 to N, so that a test sees libaccel map its own range onto another.
+ */
 cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
+	const char *g = getenv("FAKE_CUDA_PRIO_GREATEST");
+
 	*least = 0;
-	*greatest = -5;
+	*greatest = g ? atoi(g) : -5;
 	return cudaSuccess;
+}
+
+/* The priority of the last stream created, for the tests. */
+static atomic_int last_priority = 1;
+int fake_cuda_last_priority(void);
+int fake_cuda_last_priority(void)
+{
+	return atomic_load(&last_priority);
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int f, int p)
 {
-	(void)f; (void)p;
+	(void)f;
+	atomic_store(&last_priority, p);
 	*s = calloc(1, sizeof(struct fake_obj));
 	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
 }

@@ -117,6 +117,11 @@ struct ip_ctx {
 	bool closing;
 	/* A userspace executor is attached: the workers run nothing. */
 	bool executor;
+	/*
+	 * A stream of another priority than the least was created: the
+	 * workers check asc_engine_outranked() before each step.
+	 */
+	bool priorities;
 	struct ip_idr regions, streams, events;
 	/* Every object until it is freed, live or waiting for references. */
 	struct ip_node all_regions, all_streams, all_events;
@@ -205,6 +210,9 @@ int ip_mem_release(struct ip_ctx *c, void *arg);
 int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
 		size_t len, void **addr);
 void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r);
+int ip_mem_import_host(struct accel_transport *tp,
+		       struct accel_transport *owner, uint32_t owner_handle,
+		       uint64_t addr, uint64_t len, uint32_t *handle);
 
 /* ip_stream.c */
 int ip_stream_create(struct ip_ctx *c, void *arg);

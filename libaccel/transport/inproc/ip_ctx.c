@@ -366,4 +366,5 @@ const struct accel_transport_ops accel_transport_inproc = {
 	.ioctl = inproc_ioctl,
 	.mmap = ip_mem_mmap,
 	.get_fd = ip_ctx_get_fd,
+	.import_host = ip_mem_import_host,
 };

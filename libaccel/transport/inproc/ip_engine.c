@@ -2,10 +2,30 @@
 /*
  * The in-process transport: the copy engine. One worker thread per stream
  * runs the stream's queue in order, as the core's asc_engine_next() says;
- * streams run concurrently (the twin of driver/as_engine.c).
+ * streams run concurrently (the twin of driver/as_engine.c). A worker
+ * waits while a more urgent stream of its context has runnable work
+ * (asc_engine_outranked()); that stream's retirements wake it.
  */
 #define _GNU_SOURCE
 #include "ip.h"
+
+/* Must @s leave the engine to a more urgent stream of its context? */
+static bool ip_stream_outranked_locked(struct ip_stream *s)
+{
+	struct ip_ctx *c = s->ctx;
+	struct ip_node *n;
+
+	if (!c->priorities || s->priority == ASC_GREATEST_PRIORITY)
+		return false;
+	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
+		struct ip_stream *o = container_of(n, struct ip_stream, node);
+
+		if (asc_engine_outranked(s->priority, o->priority, &o->tl,
+					 &o->q, c->closing, c->executor))
+			return true;
+	}
+	return false;
+}
 
 void ip_retire_locked(struct ip_stream *s, int status)
 {
@@ -97,6 +117,10 @@ void *ip_stream_worker(void *arg)
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
+		if (ip_stream_outranked_locked(s)) {
+			pthread_cond_wait(&c->cond, &c->lock);
+			continue;
+		}
 		step = asc_engine_next(&s->tl, &s->q, c->closing, c->executor,
 				       &status);
 		if (step == ASC_STEP_IDLE) {

@@ -5,6 +5,7 @@
  * memory, and their release (the twin of driver/as_mem.c).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -170,6 +171,21 @@ err_unlock:
 	return ret;
 }
 
+/* Our own view of a host region's memory file, locked as the module pins. */
+static int host_view_map(struct ip_region *reg)
+{
+	reg->base = mmap(NULL, reg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 reg->memfd, 0);
+	if (reg->base == MAP_FAILED)
+		return -ENOMEM;
+	if (mlock(reg->base, reg->map_len)) {
+		munmap(reg->base, reg->map_len);
+		return -ENOMEM;
+	}
+	reg->locked = true;
+	return 0;
+}
+
 int ip_mem_alloc(struct ip_ctx *c, void *arg)
 {
 	struct accel_mem_alloc *a = arg;
@@ -207,17 +223,9 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 			ret = -ENOMEM;
 			goto err_close;
 		}
-		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				 reg->memfd, 0);
-		if (reg->base == MAP_FAILED) {
-			ret = -ENOMEM;
+		ret = host_view_map(reg);
+		if (ret)
 			goto err_close;
-		}
-		if (mlock(reg->base, len)) {
-			ret = -ENOMEM;
-			goto err_unmap;
-		}
-		reg->locked = true;
 	} else {
 		reg->core.kind = IP_REGION_DEVICE;
 		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -257,7 +265,6 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
-err_unmap:
 	munmap(reg->base, len);
 err_close:
 	if (reg->memfd >= 0)
@@ -320,5 +327,76 @@ int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
 			*addr = p;
 	}
 	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+/*
+ * Portable pinned memory: another context's host allocation becomes a
+ * host region of this one, with a mapping of its own of the same memory
+ * file (a duplicate descriptor), locked and charged here as the kernel
+ * pins and charges a registration: it outlives the owner's release and the
+ * user's munmap until this context's last descriptor naming it retires.
+ * The two contexts' locks are taken one after the other, never nested.
+ */
+int ip_mem_import_host(struct accel_transport *tp,
+		       struct accel_transport *owner, uint32_t owner_handle,
+		       uint64_t addr, uint64_t len, uint32_t *handle)
+{
+	struct ip_ctx *c = &tp->ctx, *o = &owner->ctx;
+	struct ip_region *src, *reg;
+	size_t map_len = 0;
+	u64 size = 0;
+	int fd = -1, ret;
+
+	(void)addr;
+	pthread_mutex_lock(&o->lock);
+	src = ip_idr_find(&o->regions, owner_handle);
+	if (src && src->core.kind == IP_REGION_HOST && len <= src->map_len) {
+		fd = fcntl(src->memfd, F_DUPFD_CLOEXEC, 0);
+		map_len = src->map_len;
+		size = src->core.size;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (!map_len)
+		return -ENOENT;
+	if (fd < 0)
+		return -ENOMEM;
+
+	reg = calloc(1, sizeof(*reg));
+	if (!reg) {
+		ret = -ENOMEM;
+		goto err_close;
+	}
+	node_init(&reg->node);
+	reg->core.kind = IP_REGION_HOST;
+	reg->core.size = size;
+	reg->core.flags = ACCEL_MEM_HOST;
+	reg->map_len = map_len;
+	reg->memfd = fd;
+	ret = host_view_map(reg);
+	if (ret)
+		goto err_free;
+
+	pthread_mutex_lock(&c->lock);
+	if (map_len > c->max_pinned_bytes - c->pinned_bytes) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	if (ret)
+		goto err_unlock;
+	node_add(&c->all_regions, &reg->node);
+	c->pinned_bytes += map_len;
+	*handle = reg->handle;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&c->lock);
+	munmap(reg->base, map_len);
+err_free:
+	free(reg);
+err_close:
+	close(fd);
 	return ret;
 }

@@ -59,6 +59,8 @@ int ip_stream_create(struct ip_ctx *c, void *arg)
 		goto err_unlock;
 	}
 	node_add(&c->all_streams, &s->node);
+	if (s->priority != ASC_LEAST_PRIORITY)
+		c->priorities = true;
 	s->tl.id = s->handle;
 	sc->handle = s->handle;
 	pthread_mutex_unlock(&c->lock);

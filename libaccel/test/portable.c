@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Portable pinned memory (ACCEL_HOST_ALLOC_PORTABLE, cudaHostAllocPortable):
+ * a copy in another context than the owner's is asynchronous (read when it
+ * runs, not staged at enqueue), and the lifetime promise holds there too:
+ * the owner's free or destroy with that context's copies queued leaves
+ * them their bytes.
+ */
+#include <stdbool.h>
+
+#include "helpers.h"
+
+#define N	(256 * 1024)
+
+static int on_cpu_backend(void)
+{
+	const char *name = "";
+
+	if (accel_context_get_backend(NULL, &name) || strcmp(name, "cpu")) {
+		printf("# the %s backend stages copies of another context's memory\n",
+		       name);
+		return 0;
+	}
+	return 1;
+}
+
+struct two {
+	accel_context *a, *b;
+	accel_stream_t s;	/* of b */
+	void *dev;		/* N bytes of b's */
+	unsigned char *own;	/* N pinned bytes of b's */
+	unsigned char *mem;	/* N bytes of a's, with @flag */
+};
+
+/* Context a owns @mem; b has a stream, device and pinned memory. */
+static int two_contexts(struct two *t, unsigned int flag)
+{
+	memset(t, 0, sizeof(*t));
+	t->a = t_ctx();
+	if (!t->a || accel_host_alloc(t->a, (void **)&t->mem, N, flag))
+		return T_FAIL;
+	t->b = t_ctx();
+	if (!t->b)
+		return T_FAIL;
+	if (!on_cpu_backend())
+		return T_SKIP;
+	if (accel_stream_create(t->b, 0, 0, &t->s) ||
+	    accel_malloc(t->b, &t->dev, N) ||
+	    accel_host_alloc(t->b, (void **)&t->own, N, 0))
+		return T_FAIL;
+	return T_PASS;
+}
+
+static int staged(void)
+{
+	return strstr(accel_last_error_string(), "staged") != NULL;
+}
+
+static int flags(void)
+{
+	void *p;
+
+	CHECK(t_ctx());
+	CHECK_RET(accel_host_alloc(NULL, &p, 4096, 0x2), -EINVAL);
+	CHECK_RET(accel_host_alloc(NULL, &p, 4096,
+				   ACCEL_HOST_ALLOC_PORTABLE | 0x100), -EINVAL);
+	CHECK_OK(accel_host_alloc(NULL, &p, 4096, ACCEL_HOST_ALLOC_PORTABLE));
+	CHECK_OK(accel_host_free(p));
+	return T_PASS;
+}
+
+/*
+ * Context b copies from context a's memory while its stream is gated, and
+ * the source changes before the gate opens: portable memory is read when
+ * the copy runs (the new bytes arrive), memory of a's alone is staged at
+ * enqueue (the old bytes arrive).
+ */
+static int read_when_run(unsigned int flag, unsigned int want_seed)
+{
+	accel_event_t gate;
+	struct two t;
+	int ret = two_contexts(&t, flag);
+
+	if (ret)
+		return ret;
+	t_fill(t.mem, N, 1);
+	CHECK_OK(t_gate(t.s, &gate));
+	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D));
+	CHECK(staged() == !flag);
+	CHECK_OK(accel_memcpy_async(t.s, t.own, t.dev, N, ACCEL_MEMCPY_D2H));
+	t_fill(t.mem, N, 2);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(t.own, N, want_seed));
+	return T_PASS;
+}
+
+static int async_in_other_context(void)
+{
+	return read_when_run(ACCEL_HOST_ALLOC_PORTABLE, 2);
+}
+
+static int not_portable_is_staged(void)
+{
+	return read_when_run(0, 1);
+}
+
+/* A copy from another context into portable memory lands there. */
+static int written_from_other_context(void)
+{
+	struct two t;
+	int ret = two_contexts(&t, ACCEL_HOST_ALLOC_PORTABLE);
+
+	if (ret)
+		return ret;
+	memset(t.mem, 0, N);
+	t_fill(t.own, N, 5);
+	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.own, N, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(t.s, t.mem, t.dev, N, ACCEL_MEMCPY_D2H));
+	CHECK(!staged());
+	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(t.mem, N, 5));
+	/* The import is not the user's registration to drop. */
+	CHECK_RET(accel_host_unregister(t.mem, 0), -EINVAL);
+	CHECK_OK(accel_host_free(t.mem));
+	return T_PASS;
+}
+
+/*
+ * The lifetime promise in the importing context: the owner frees the
+ * memory (or is destroyed) while b's gated copy from it is queued; the
+ * copy still reads the bytes it was given, and the import is gone after.
+ */
+static int survives_owner(bool destroy)
+{
+	accel_event_t gate;
+	struct two t;
+	int ret = two_contexts(&t, ACCEL_HOST_ALLOC_PORTABLE);
+
+	if (ret)
+		return ret;
+	t_fill(t.mem, N, 9);
+	CHECK_OK(t_gate(t.s, &gate));
+	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D));
+	CHECK(!staged());
+	CHECK_OK(accel_memcpy_async(t.s, t.own, t.dev, N, ACCEL_MEMCPY_D2H));
+	if (destroy)
+		CHECK_OK(accel_context_destroy(t.a));
+	else
+		CHECK_OK(accel_host_free(t.mem));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(t.own, N, 9));
+	/* Unmapped now: no stale import answers for the address. */
+	CHECK_RET(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D),
+		  -EFAULT);
+	return T_PASS;
+}
+
+static int survives_owner_free(void)
+{
+	return survives_owner(false);
+}
+
+static int survives_owner_destroy(void)
+{
+	return survives_owner(true);
+}
+
+T_MAIN(T(flags), T(async_in_other_context), T(not_portable_is_staged),
+       T(written_from_other_context), T(survives_owner_free),
+       T(survives_owner_destroy))
