@@ -540,7 +540,7 @@ int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr)
 	r.size = a.r.size;
 	r.handle = handle;
 	r.shadow = true;
-	ret = region_insert_locked(ctx, &r);
+	ret = accel_region_insert_locked(ctx, &r);
 	if (ret)
 		accel_kregion_release(ctx, handle, 0);
 out_unlock:
@@ -570,7 +570,7 @@ static int forget_in_ctx(struct accel_ctx *ctx, void *data)
 			continue;
 		/* Stream-ordered: its queued copies keep the pages. */
 		ctx->backend->release(ctx, r, true);
-		region_remove_locked(ctx, r);
+		accel_region_remove_locked(ctx, r);
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;
