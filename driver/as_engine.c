@@ -80,8 +80,9 @@ void as_ctx_kick_all_locked(struct as_ctx *ctx)
 }
 
 /*
- * Must @s leave the engine to a more urgent stream of its context? Only a
- * context that has streams of several priorities pays for the walk.
+ * Must @s leave the engine to a more urgent stream of its context on the
+ * same device (each device has its own engine)? Only a context that has
+ * streams of several priorities pays for the walk.
  */
 static bool as_stream_outranked_locked(struct as_ctx *ctx, struct as_stream *s)
 {
@@ -91,7 +92,8 @@ static bool as_stream_outranked_locked(struct as_ctx *ctx, struct as_stream *s)
 	if (!ctx->priorities || s->priority == ASC_GREATEST_PRIORITY)
 		return false;
 	list_for_each_entry(o, &ctx->streams, node)
-		if (asc_engine_outranked(s->priority, o->priority, &o->tl,
+		if (o->dev == s->dev &&
+		    asc_engine_outranked(s->priority, o->priority, &o->tl,
 					 &o->q, ctx->closing, ctx->executor))
 			return true;
 	return false;

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include "ip.h"
 
-/* Must @s leave the engine to a more urgent stream of its context? */
+/* Must @s leave the engine to a more urgent stream of its device? */
 static bool ip_stream_outranked_locked(struct ip_stream *s)
 {
 	struct ip_ctx *c = s->ctx;
@@ -20,7 +20,8 @@ static bool ip_stream_outranked_locked(struct ip_stream *s)
 	for (n = c->all_streams.next; n != &c->all_streams; n = n->next) {
 		struct ip_stream *o = container_of(n, struct ip_stream, node);
 
-		if (asc_engine_outranked(s->priority, o->priority, &o->tl,
+		if (o->dev == s->dev &&
+		    asc_engine_outranked(s->priority, o->priority, &o->tl,
 					 &o->q, c->closing, c->executor))
 			return true;
 	}
