@@ -27,7 +27,8 @@ DOCS_OUT      ?= $(DOCS_TOP)/build/htmldocs
 SPHINXBUILD   ?= sphinx-build
 SPHINXOPTS    ?=
 KERNELDOC     := $(DOCS_TOOLS)/scripts/kernel-doc
-KDOC_FILES    ?= uapi/accelstream.h libaccel/include/libaccel.h $(sort $(wildcard $(DOCS_TOP)/core/*.c) \
+KDOC_FILES    ?= uapi/accelstream.h libaccel/include/libaccel.h \
+		 $(foreach t,error context memory stream copy event,libaccel/include/libaccel/$(t).h) $(sort $(wildcard $(DOCS_TOP)/core/*.c) \
 		 $(wildcard $(DOCS_TOP)/core/*.h) $(wildcard $(DOCS_TOP)/driver/*.c) \
 		 $(wildcard $(DOCS_TOP)/driver/*.h))
 # Build products of Kbuild that are not sources.

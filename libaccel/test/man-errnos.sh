@@ -48,9 +48,14 @@ sub page_of {
 my %hdr;	# call => { errno => 1 }
 my %as;		# call => the call its Return: defers to
 {
-	open(my $fh, "<", "include/libaccel.h") or die "libaccel.h: $!";
-	local $/;
-	my $h = <$fh>;
+	# libaccel.h and the topic headers it includes.
+	my $h = "";
+	for my $f ("include/libaccel.h", glob("include/libaccel/*.h")) {
+		open(my $fh, "<", $f) or die "$f: $!";
+		local $/;
+		$h .= <$fh>;
+		close($fh);
+	}
 	while ($h =~ m{/\*\*\n \* (accel_\w+)\(\)(.*?)\*/}gs) {
 		my ($call, $body) = ($1, $2);
 		next unless $body =~ /Return:(.*)/s;

@@ -53,6 +53,12 @@ expected() {
 	0644 $PREFIX/include/libaccel.h
 	0644 $PREFIX/include/libaccel/accelstream.h
 	0644 $PREFIX/include/libaccel/acl_compat.h
+	0644 $PREFIX/include/libaccel/context.h
+	0644 $PREFIX/include/libaccel/copy.h
+	0644 $PREFIX/include/libaccel/error.h
+	0644 $PREFIX/include/libaccel/event.h
+	0644 $PREFIX/include/libaccel/memory.h
+	0644 $PREFIX/include/libaccel/stream.h
 	0644 $PREFIX/include/libaccel/cuda_compat.h
 	0755 $PREFIX/sbin/accelctl
 	0644 $PREFIX/share/man/man8/accelctl.8

@@ -129,6 +129,7 @@ c_lib1() { has libaccel1 "$ARCH" "$LIBDIR/libaccel.so.$VERSION" && linkto libacc
 c_symbols() { dpkg-deb -e "$(deb libaccel1)" "$tmp/ctl1" && grep -q '^ accel_memcpy_batch_async@LIBACCEL_1.2 ' "$tmp/ctl1/symbols"; }
 c_dev() {
 	has libaccel-dev "$ARCH" /usr/include/libaccel.h /usr/include/libaccel/accelstream.h \
+		/usr/include/libaccel/stream.h /usr/include/libaccel/event.h \
 		"$LIBDIR/libaccel.a" "$LIBDIR/pkgconfig/libaccel.pc" \
 		/usr/share/man/man3/accel_memcpy_async.3.gz /usr/share/man/man7/libaccel.7.gz &&
 		linkto libaccel-dev "$LIBDIR/libaccel.so" libaccel.so.1
