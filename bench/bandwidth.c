@@ -530,6 +530,8 @@ static void peer_rows(accel_context *ctx, int gpu, const size_t *sizes,
 	for (i = 0; i < 2; i++)
 		if (!gpu)
 			free(rdev[i]);
+}
+
 /*
  * Stream-ordered fills of device memory (accel_memset_async against
  * cudaMemsetAsync, or memset(3) on the CPU), 1 MiB to 1 GiB, and D2D 2D
