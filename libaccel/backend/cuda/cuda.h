@@ -5,7 +5,7 @@
  *
  * The executor pipeline, in three parts:
  *
- *  - issue (issue.c): SUBMIT returns once the transport holds the
+ *  - issue (issue.c, enqueue.c): SUBMIT returns once the transport holds the
  *    descriptors; issuing them to CUDA is decoupled from it. A copy that
  *    finds the issuer cold (nothing issued for ACCEL_CUDA_ISSUE_SPIN_US,
  *    20) is issued at once from the submitting thread (no hand-off, the
@@ -308,7 +308,7 @@ struct cx_config {
 	bool trace;			/* ACCEL_TRACE=1 */
 };
 
-/* The issue path (issue.c): fetch, enqueue, merge. */
+/* The issue path (issue.c, enqueue.c): fetch, enqueue, merge. */
 struct cx_issue {
 	/*
 	 * Protects items, touched, fetch_max, streams, buckets, rcache,
@@ -485,15 +485,22 @@ void accel_cuda_region_teardown(struct accel_ctx *ctx,
 				const struct accel_region *r);
 bool accel_cuda_reap(struct accel_ctx *ctx);
 
-/* issue.c: fetching, enqueueing and merging (the issue path) */
+/* issue.c: fetching and handing over (the issue path) */
+struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
+				bool create);
 void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s);
-int accel_cuda_priority(int prio, int least, int greatest, int cuda_least,
-			int cuda_greatest);
-void cx_range_fail(struct cx_range *r, uint64_t seq, int status);
 void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_);
 void accel_cuda_kick(struct accel_ctx *ctx);
 void *cx_fetch_main(void *arg);
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
+
+/* enqueue.c: one fetched item to CUDA stream work (copies merged, batched) */
+int accel_cuda_priority(int prio, int least, int greatest, int cuda_least,
+			int cuda_greatest);
+void cx_range_fail(struct cx_range *r, uint64_t seq, int status);
+void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s);
+void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
+	     uint64_t t_submit, uint64_t t_fetch);
 
 /* done.c: completion and waiting */
 int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev);
