@@ -207,6 +207,11 @@ void accel_stream_put(struct accel_stream_impl *s);
  * A failed stream fails every call on it: the calls that queue nothing
  * (0 bytes, a getter) ask for its sticky -EIO here.
  */
+/*
+ * A failed stream's or point's error as calls return it: -EIO, whatever
+ * failed it (a fault, a cancel), which accel_last_error_string() names.
+ */
+int accel_failed_errno(int error);
 int accel_stream_error(struct accel_stream_impl *s);
 int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 		 const struct accel_desc *descs, uint32_t count, uint64_t *seq);

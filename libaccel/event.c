@@ -177,7 +177,7 @@ int accel_event_query(accel_event_t event)
 	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_QUERY, &q);
 	if (!ret) {
 		if (q.error)
-			ret = q.error;
+			ret = accel_failed_errno(q.error);
 		else if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			ret = -EAGAIN;
 	}

@@ -274,7 +274,7 @@ int accel_free_async(accel_stream_t stream, void *dev_ptr)
 	q.handle = s->kstream;
 	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q);
 	if (!ret && q.error)
-		ret = q.error;
+		ret = accel_failed_errno(q.error);
 	if (!ret)
 		ret = accel_pool_free_locked(ctx, r, (uintptr_t)dev_ptr,
 					     s->kstream, q.submitted);

@@ -272,7 +272,7 @@ int accel_stream_query(accel_stream_t stream)
 		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
 	if (!ret) {
 		if (q.error)
-			ret = q.error;
+			ret = accel_failed_errno(q.error);
 		else if (q.completed < q.submitted)
 			ret = -EAGAIN;
 	}
@@ -361,6 +361,15 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	return ret;
 }
 
+int accel_failed_errno(int error)
+{
+	if (!error || error == -EIO)
+		return error;
+	accel_set_error("the stream failed earlier: %s (%d)", strerror(-error),
+			error);
+	return -EIO;
+}
+
 /* The stream's sticky error (-EIO once it failed), or 0. */
 int accel_stream_error(struct accel_stream_impl *s)
 {
@@ -370,7 +379,7 @@ int accel_stream_error(struct accel_stream_impl *s)
 	memset(&q, 0, sizeof(q));
 	q.handle = s->kstream;
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
-	return ret ? ret : q.error;
+	return ret ? ret : accel_failed_errno(q.error);
 }
 
 /*
