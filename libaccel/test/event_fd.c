@@ -536,6 +536,62 @@ static int cross_process_killed(void)
 	return cross_process(true);
 }
 
+/*
+ * An export inherited by fork(): the child (with a context of its own)
+ * waits until the descriptor is readable, imports it and finds the point
+ * done once the parent's stream passed it, never pending forever.
+ */
+static int inherited_by_fork(void)
+{
+	accel_event_t gate, ev;
+	accel_stream_t s;
+	const char *backend = "";
+	int fd, status;
+	pid_t pid;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	printf("# the sanitizer's allocator is not fork-safe with threads\n");
+	return T_SKIP;
+#endif
+	CHECK(t_ctx());
+	CHECK_OK(accel_context_get_backend(NULL, &backend));
+	if (!strcmp(backend, "cuda"))
+		return T_SKIP;	/* the CUDA backend does not survive fork() */
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(gate_on(NULL, s, &gate));
+	CHECK_OK(accel_event_create(NULL, 0, &ev));
+	CHECK_OK(accel_event_record(ev, s));
+	CHECK_OK(accel_event_export_fd(ev, &fd));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		accel_context *c;
+		accel_event_t imp;
+
+		alarm(30);
+		if (accel_context_create(&c, 0))
+			_exit(2);
+		if (!readable(fd, HANG_MS))
+			_exit(3);
+		if (accel_event_import_fd(c, fd, &imp))
+			_exit(4);
+		if (accel_event_synchronize(imp, 10ULL * T_SEC))
+			_exit(5);
+		_exit(0);
+	}
+	CHECK_OK(accel_event_signal(gate, 1, 0));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("# child: %s %d\n", WIFEXITED(status) ? "step" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return T_FAIL;
+	}
+	close(fd);
+	return T_PASS;
+}
+
 static const struct t_case cases[] = {
 	T(context_fd_counts_retirements),
 	T(export_pending_then_done),
@@ -548,6 +604,7 @@ static const struct t_case cases[] = {
 	T(too_many_pending),
 	T(cross_process_done),
 	T(cross_process_killed),
+	T(inherited_by_fork),
 };
 
 int main(void)

@@ -50,6 +50,7 @@ struct ip_xevent {
 	dev_t dev;
 	ino_t ino;			/* of the exported socket end */
 	int wfd;			/* the producer's end; -1 once done */
+	pid_t pid;			/* the producing process */
 	u32 refs;			/* the pending list, each import */
 	bool done;
 	int status;
@@ -184,6 +185,7 @@ int ip_event_export(struct ip_ctx *c, void *arg)
 	x->dev = st.st_dev;
 	x->ino = st.st_ino;
 	x->wfd = sv[1];
+	x->pid = getpid();
 
 	pthread_mutex_lock(&c->lock);
 	ev = ip_idr_find(&c->events, req->event);
@@ -271,9 +273,38 @@ static int export_peek(int fd, int *status)
 	return 0;
 }
 
+/*
+ * A forked child inherits its parent's registry and the producers' ends
+ * of its pending exports, which no thread of the child will ever write:
+ * forget those exports here (an import of one then reads the record the
+ * parent writes, or the end of file once the parent is gone), and close
+ * the child's copies of their ends so that the parent's death shows.
+ */
+static void xevent_forget_inherited_xlocked(void)
+{
+	pid_t self = getpid();
+	struct ip_node *n, *prev;
+
+	for (n = ip_xreg.prev; n != &ip_xreg; n = prev) {
+		struct ip_xevent *x = container_of(n, struct ip_xevent, reg);
+
+		prev = n->prev;
+		if (x->pid == self)
+			continue;
+		if (x->wfd >= 0)
+			close(x->wfd);
+		x->wfd = -1;
+		/* The parent's memory image keeps it; nothing here frees it. */
+		node_del(&x->reg);
+		node_init(&x->reg);
+	}
+}
+
 static struct ip_xevent *xevent_find_xlocked(dev_t dev, ino_t ino)
 {
 	struct ip_node *n;
+
+	xevent_forget_inherited_xlocked();
 
 	/* Newest first: an inode number is reused once its socket closed. */
 	for (n = ip_xreg.prev; n != &ip_xreg; n = n->prev) {
