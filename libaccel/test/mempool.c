@@ -135,6 +135,11 @@ static int use_after_free_efault(void)
 	CHECK(strstr(accel_last_error_string(), "freed"));
 	CHECK_RET(accel_memcpy_async(s, h, a, 64, ACCEL_MEMCPY_D2H), -EFAULT);
 	CHECK_RET(accel_memcpy_async(s, b, a, 64, ACCEL_MEMCPY_D2D), -EFAULT);
+	/* Fills, 2D and peer copies refuse it the same way. */
+	CHECK_RET(accel_memset_async(s, a, 0, 64), -EFAULT);
+	CHECK_RET(accel_memcpy_2d_async(s, b, 64, a, 64, 32, 2,
+					ACCEL_MEMCPY_D2D), -EFAULT);
+	CHECK_RET(accel_memcpy_peer_async(s, b, 0, a, 0, 64), -EFAULT);
 	/* Never handed out: past the last block. */
 	CHECK_RET(accel_memcpy_async(s, (char *)b + 8192, h, 64,
 				     ACCEL_MEMCPY_H2D), -EFAULT);

@@ -516,6 +516,9 @@ int accel_device_can_access_peer(accel_context *ctx, int *can_access,
  * * %-ENOMEM - out of memory
  * * %-EACCES - the context was created by another process
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ * * %-EFAULT - a pointer is stream-ordered pool memory that is not
+ *   allocated (freed with accel_free_async() or accel_free(), or never
+ *   handed out by accel_malloc_async()); nothing is queued
  */
 int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 			    const void *src, int src_device, size_t bytes);

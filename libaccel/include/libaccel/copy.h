@@ -171,6 +171,9 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-EFAULT - a pointer is stream-ordered pool memory that is not
+ *   allocated (freed with accel_free_async() or accel_free(), or never
+ *   handed out by accel_malloc_async()); nothing is queued
  */
 int accel_memset_async(accel_stream_t stream, void *ptr, int value,
 		       size_t bytes);
@@ -253,6 +256,9 @@ int accel_memset_d32_async(accel_stream_t stream, void *ptr, uint32_t value,
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-EFAULT - a pointer is stream-ordered pool memory that is not
+ *   allocated (freed with accel_free_async() or accel_free(), or never
+ *   handed out by accel_malloc_async()); nothing is queued
  */
 int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 			  const void *src, size_t spitch, size_t width,
