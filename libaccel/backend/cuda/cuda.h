@@ -8,7 +8,9 @@
  *  - issue (issue.c, enqueue.c): SUBMIT returns once the transport holds the
  *    descriptors; issuing them to CUDA is decoupled from it. A copy that
  *    finds the issuer cold (nothing issued for ACCEL_CUDA_ISSUE_SPIN_US,
- *    20) is issued at once from the submitting thread (no hand-off, the
+ *    2: a burst's calls come closer, a round trip's next copy later; 20
+ *    cost a round trip 18.7-20.9 us against 13.6-14.7 on the H200) is
+ *    issued at once from the submitting thread (no hand-off, the
  *    latency of an isolated copy), and the issuer thread is woken; while
  *    it is hot it takes every later submission, so a burst from one
  *    thread accumulates while the previous issue runs and goes down as
