@@ -58,7 +58,9 @@
  *    end, or with nothing to go by, it polls for ACCEL_CUDA_SPIN_US (50)
  *    and then sleeps in short slices (a thirty-second of the time waited
  *    so far, at most 1 ms) between polls. It never spins idle, and is late after a long
- *    copy by at most the slice it slept in. ACCEL_CUDA_HYBRID=0: the
+ *    copy by at most the slice it slept in. ACCEL_CUDA_HYBRID=1 turns it on; off (the default,
+ *    since on the H200 it lost large pinned copies most of their
+ *    bandwidth, bench/README.md), the
  *    earlier spin-then-sleep (poll ACCEL_CUDA_SPIN_US, then sleep in the
  *    transport while the completion thread sleeps on a blocking-sync
  *    event).
