@@ -283,20 +283,26 @@ static const struct {
 	const char *name;
 	op_fn fn;
 	bool page_sweep;	/* also sweep fail_page_alloc */
+	/*
+	 * Warm, it may allocate nothing: the driver reuses the stream's
+	 * last retired batch for a one-descriptor submission, so every call
+	 * of the sweep must then succeed instead.
+	 */
+	bool may_not_allocate;
 } ops[] = {
-	{ "open", op_open, false },
-	{ "mem_register", op_register, false },
-	{ "mem_register_ro", op_register_ro, false },
-	{ "mem_alloc_host", op_alloc_host, true },
-	{ "mem_alloc_device", op_alloc_dev, true },
-	{ "stream_create", op_stream, false },
-	{ "event_create", op_event, false },
-	{ "event_create_user", op_uevent, false },
-	{ "submit", op_submit, false },
-	{ "event_record", op_record, false },
-	{ "wait", op_wait, false },
-	{ "mmap_host", op_mmap, false },
-	{ "mem_alloc_device_peer", op_alloc_dev_peer, true },
+	{ "open", op_open, false, false },
+	{ "mem_register", op_register, false, false },
+	{ "mem_register_ro", op_register_ro, false, false },
+	{ "mem_alloc_host", op_alloc_host, true, false },
+	{ "mem_alloc_device", op_alloc_dev, true, false },
+	{ "stream_create", op_stream, false, false },
+	{ "event_create", op_event, false, false },
+	{ "event_create_user", op_uevent, false, false },
+	{ "submit", op_submit, false, false },
+	{ "event_record", op_record, false, true },
+	{ "wait", op_wait, false, false },
+	{ "mmap_host", op_mmap, false, false },
+	{ "mem_alloc_device_peer", op_alloc_dev_peer, true, false },
 };
 #define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
 
@@ -684,8 +690,11 @@ int main(void)
 		printf("# fault: %s slab: taken=%d enomem=%d succeeded=%d\n",
 		       ops[i].name, taken, enomem, passed);
 		snprintf(name, sizeof(name), "failslab %s", ops[i].name);
-		tap_result(!bad && taken > 0, name,
-			   "%d faults taken, %d -ENOMEM, %d problems", taken, enomem, bad);
+		tap_result(!bad && (taken > 0 ||
+				    (ops[i].may_not_allocate && passed > 0)),
+			   name, "%d faults taken, %d -ENOMEM, %d problems%s",
+			   taken, enomem, bad,
+			   taken ? "" : " (allocates nothing: the kept batch)");
 		if (!ops[i].page_sweep) {
 			snprintf(name, sizeof(name), "fail_page_alloc %s", ops[i].name);
 			tap_skip_result(name, "no page allocation of its own");
