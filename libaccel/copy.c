@@ -118,6 +118,29 @@ static void uses_end(struct accel_ctx *ctx, struct uses *u, uint32_t kstream,
 		accel_pool_use_end(ctx, u->blk[--u->n], kstream, seq, queued);
 }
 
+/*
+ * Resolve both sides of a copy under ctx->lock (@dlen and @slen bytes)
+ * and, with @u and @dlen nonzero, mark the pool blocks they name busy
+ * until uses_end().
+ */
+static int resolve_sides(struct accel_ctx *ctx, const void *dst, size_t dlen,
+			 const void *src, size_t slen, struct side *d,
+			 struct side *sr, struct uses *u)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctx->lock);
+	ret = resolve_locked(ctx, dst, dlen, d);
+	if (!ret)
+		ret = resolve_locked(ctx, src, slen, sr);
+	if (!ret && u && dlen)
+		ret = uses_begin_locked(u, d->blk);
+	if (!ret && u && dlen)
+		ret = uses_begin_locked(u, sr->blk);
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
 static bool is_device(const struct side *s)
 {
 	return s->found && s->r.kind == LA_REGION_DEVICE;
@@ -199,15 +222,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		return ret;
 	ctx = s->child.ctx;
 
-	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, dst, bytes, &d);
-	if (!ret)
-		ret = resolve_locked(ctx, src, bytes, &sr);
-	if (!ret && bytes)
-		ret = uses_begin_locked(&u, d.blk);
-	if (!ret && bytes)
-		ret = uses_begin_locked(&u, sr.blk);
-	pthread_mutex_unlock(&ctx->lock);
+	ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, &u);
 	/* Portable memory of another context: imported at its first copy. */
 	if (!ret && bytes && (!d.found || !sr.found)) {
 		bool imported = false;
@@ -350,11 +365,7 @@ static int copy_precheck(struct accel_ctx *ctx, void *dst, const void *src,
 		return -EINVAL;
 	if (!bytes)
 		return 0;
-	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, dst, bytes, &d);
-	if (!ret)
-		ret = resolve_locked(ctx, src, bytes, &sr);
-	pthread_mutex_unlock(&ctx->lock);
+	ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
 	if (!ret)
 		ret = check_kind(kind, &d, &sr);
 	if (!ret && !d.found)
@@ -486,13 +497,8 @@ int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 	if (!ret && (dst_device < 0 || dst_device >= count ||
 		     src_device < 0 || src_device >= count))
 		ret = -ENODEV;
-	if (!ret) {
-		pthread_mutex_lock(&ctx->lock);
-		ret = resolve_locked(ctx, dst, bytes, &d);
-		if (!ret)
-			ret = resolve_locked(ctx, src, bytes, &sr);
-		pthread_mutex_unlock(&ctx->lock);
-	}
+	if (!ret)
+		ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
 	if (!ret)
 		ret = peer_side_check(&d, dst, dst_device, "destination");
 	if (!ret)
@@ -660,15 +666,7 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 		return ret;
 	ctx = s->child.ctx;
 
-	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, dst, dspan, &d);
-	if (!ret)
-		ret = resolve_locked(ctx, src, sspan, &sr);
-	if (!ret && dspan)
-		ret = uses_begin_locked(&u, d.blk);
-	if (!ret && dspan)
-		ret = uses_begin_locked(&u, sr.blk);
-	pthread_mutex_unlock(&ctx->lock);
+	ret = resolve_sides(ctx, dst, dspan, src, sspan, &d, &sr, &u);
 	if (!ret)
 		ret = check_kind(kind, &d, &sr);
 	if (!ret && !d.found)
