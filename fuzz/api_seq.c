@@ -201,6 +201,7 @@ struct xfn {
 	int str, ctx;
 	bool live;
 	atomic_int ran;
+	atomic_int status;	/* accel_stream_add_callback: what it learnt */
 };
 
 enum cls { C_OK, C_UNSURE, C_BAD };
@@ -1915,6 +1916,9 @@ static void fns_done(int s)
 		if (atomic_load(&st.fn[i].ran) != 1)
 			violation("stream %d synchronized, but host function %d ran %d times",
 				  s, i, atomic_load(&st.fn[i].ran));
+		if (atomic_load(&st.fn[i].status))
+			violation("stream %d synchronized, but callback %d learnt status %d",
+				  s, i, atomic_load(&st.fn[i].status));
 		st.fn[i].live = false;
 	}
 }
@@ -1959,20 +1963,37 @@ static void host_fn(void *arg)
 	atomic_fetch_add(&((struct xfn *)arg)->ran, 1);
 }
 
+static void host_cb(accel_stream_t stream, int status, void *arg)
+{
+	struct xfn *f = arg;
+
+	(void)stream;
+	atomic_store(&f->status, status);
+	atomic_fetch_add(&f->ran, 1);
+}
+
+/* accel_launch_host_func, or (odd byte) accel_stream_add_callback. */
 static void op_host_func(struct in *in)
 {
 	int s, r, f = st.nfn;
 	accel_stream_t h = str_handle(in, &s);
-	bool null_fn = rd8(in) == 0xff;
+	uint8_t b = rd8(in);
+	bool null_fn = b >= 0xfe, cb = b & 1;
 
 	if (f >= NFN)
 		return;
 	st.fn[f].str = s;
 	st.fn[f].ctx = str_ctx(s);
 	atomic_store(&st.fn[f].ran, 0);
-	r = accel_launch_host_func(h, null_fn ? NULL : host_fn, &st.fn[f]);
-	trace("accel_launch_host_func(str%d%s) = %s", s, null_fn ? ", NULL" : "",
-	      err(r));
+	atomic_store(&st.fn[f].status, 0);
+	if (cb)
+		r = accel_stream_add_callback(h, null_fn ? NULL : host_cb,
+					      &st.fn[f], 0);
+	else
+		r = accel_launch_host_func(h, null_fn ? NULL : host_fn,
+					   &st.fn[f]);
+	trace("%s(str%d%s) = %s", cb ? "accel_stream_add_callback" :
+	      "accel_launch_host_func", s, null_fn ? ", NULL" : "", err(r));
 	if (r)
 		return;
 	if (null_fn)
