@@ -201,6 +201,7 @@ struct xfn {
 	int str, ctx;
 	bool live;
 	atomic_int ran;
+	atomic_int status;	/* accel_stream_add_callback: what it learnt */
 };
 
 enum cls { C_OK, C_UNSURE, C_BAD };
@@ -1915,6 +1916,9 @@ static void fns_done(int s)
 		if (atomic_load(&st.fn[i].ran) != 1)
 			violation("stream %d synchronized, but host function %d ran %d times",
 				  s, i, atomic_load(&st.fn[i].ran));
+		if (atomic_load(&st.fn[i].status))
+			violation("stream %d synchronized, but callback %d learnt status %d",
+				  s, i, atomic_load(&st.fn[i].status));
 		st.fn[i].live = false;
 	}
 }
@@ -1959,20 +1963,37 @@ static void host_fn(void *arg)
 	atomic_fetch_add(&((struct xfn *)arg)->ran, 1);
 }
 
+static void host_cb(accel_stream_t stream, int status, void *arg)
+{
+	struct xfn *f = arg;
+
+	(void)stream;
+	atomic_store(&f->status, status);
+	atomic_fetch_add(&f->ran, 1);
+}
+
+/* accel_launch_host_func, or (odd byte) accel_stream_add_callback. */
 static void op_host_func(struct in *in)
 {
 	int s, r, f = st.nfn;
 	accel_stream_t h = str_handle(in, &s);
-	bool null_fn = rd8(in) == 0xff;
+	uint8_t b = rd8(in);
+	bool null_fn = b >= 0xfe, cb = b & 1;
 
 	if (f >= NFN)
 		return;
 	st.fn[f].str = s;
 	st.fn[f].ctx = str_ctx(s);
 	atomic_store(&st.fn[f].ran, 0);
-	r = accel_launch_host_func(h, null_fn ? NULL : host_fn, &st.fn[f]);
-	trace("accel_launch_host_func(str%d%s) = %s", s, null_fn ? ", NULL" : "",
-	      err(r));
+	atomic_store(&st.fn[f].status, 0);
+	if (cb)
+		r = accel_stream_add_callback(h, null_fn ? NULL : host_cb,
+					      &st.fn[f], 0);
+	else
+		r = accel_launch_host_func(h, null_fn ? NULL : host_fn,
+					   &st.fn[f]);
+	trace("%s(str%d%s) = %s", cb ? "accel_stream_add_callback" :
+	      "accel_launch_host_func", s, null_fn ? ", NULL" : "", err(r));
 	if (r)
 		return;
 	if (null_fn)
@@ -2030,6 +2051,74 @@ static void op_event_destroy(struct in *in)
 		st.ev[e].live = false;
 }
 
+/*
+ * An event's point out as a descriptor and into a context again
+ * (accel_event_export_fd, accel_event_import_fd): the import is waited on
+ * briefly and destroyed, the descriptor closed.
+ */
+static void op_event_fd(struct in *in, accel_event_t h, int e, uint8_t v)
+{
+	accel_event_t imp;
+	accel_context *ch;
+	int c, r, fd = -1;
+
+	ch = ctx_handle(in, &c);
+	r = accel_event_export_fd(h, &fd);
+	trace("accel_event_export_fd(ev%d) = %s", e, err(r));
+	if (r)
+		return;
+	if (e < 0 || !st.ev[e].live)
+		violation("accel_event_export_fd() of a destroyed event returned 0");
+	if (fd < 0)
+		violation("accel_event_export_fd() returned 0 and descriptor %d", fd);
+	r = accel_event_import_fd(ch, fd, &imp);
+	trace("accel_event_import_fd(ctx%d) = %s", c, err(r));
+	if (!r) {
+		r = accel_event_synchronize(imp, v & 0x80 ? 0 : MS);
+		trace("accel_event_synchronize(import) = %s", err(r));
+		r = accel_event_destroy(imp);
+		if (r)
+			violation("accel_event_destroy() of a fresh import returned %d", r);
+	}
+	close(fd);
+}
+
+/*
+ * Context-wide calls: the completion descriptor (the same one each time),
+ * context synchronize, the device and pool queries, a pool trim.
+ */
+static void op_context_misc(struct in *in, uint8_t v)
+{
+	struct accel_device_prop prop;
+	size_t a, b;
+	accel_context *ch;
+	int c, r, fd;
+
+	ch = ctx_handle(in, &c);
+	fd = accel_context_get_fd(ch);
+	trace("accel_context_get_fd(ctx%d) = %d", c, fd);
+	if (fd >= 0 && accel_context_get_fd(ch) != fd)
+		violation("accel_context_get_fd() gave another descriptor than %d",
+			  fd);
+	r = accel_context_synchronize(ch, v & 0x80 ? 0 : MS);
+	trace("accel_context_synchronize(ctx%d) = %s", c, err(r));
+	r = accel_device_get_properties(ch, &prop);
+	trace("accel_device_get_properties(ctx%d) = %s", c, err(r));
+	r = accel_mem_get_info(ch, &a, &b);
+	trace("accel_mem_get_info(ctx%d) = %s", c, err(r));
+	if (!r && a > b)
+		violation("accel_mem_get_info(): %zu bytes free of %zu", a, b);
+	r = accel_mem_pool_get_usage(ch, &a, &b);
+	trace("accel_mem_pool_get_usage(ctx%d) = %s", c, err(r));
+	if (!r && b > a)
+		violation("accel_mem_pool_get_usage(): %zu bytes used of %zu reserved",
+			  b, a);
+	if (v & 0x40) {
+		r = accel_mem_pool_trim_to(ch, 0);
+		trace("accel_mem_pool_trim_to(ctx%d, 0) = %s", c, err(r));
+	}
+}
+
 static void op_event_misc(struct in *in)
 {
 	int e, e2, s, r;
@@ -2038,7 +2127,7 @@ static void op_event_misc(struct in *in)
 	uint8_t v = rd8(in);
 	float ms;
 
-	switch (v % 5) {
+	switch (v % 7) {
 	case 0:
 		sh = str_handle(in, &s);
 		r = accel_event_record(h, sh);
@@ -2061,10 +2150,16 @@ static void op_event_misc(struct in *in)
 		if (!r && (str_ctx(s) < 0 || e < 0 || !st.ev[e].live))
 			violation("accel_stream_wait_event() with a destroyed event or stream returned 0");
 		break;
-	default:
+	case 4:
 		h2 = ev_handle(in, &e2);
 		r = accel_event_elapsed_time(v & 0x80 ? NULL : &ms, h, h2);
 		trace("accel_event_elapsed_time(ev%d, ev%d) = %s", e, e2, err(r));
+		break;
+	case 5:
+		op_event_fd(in, h, e, v);
+		break;
+	default:
+		op_context_misc(in, v);
 	}
 }
 
@@ -2291,8 +2386,8 @@ static const char *const op_name[32] = {
 	"host_alloc", "host_free", "malloc", "free", "pageable",
 	"pageable", "pageable_release", "host_register", "host_unregister",
 	"memcpy_async", "memcpy_async", "memcpy_async", "memset/2d_async",
-	"memcpy_batch_async", "event_create", "event_destroy", "event",
-	"event", "event_wait", "event_signal", "stream_wait_value",
+	"memcpy_batch_async", "event_create", "event_destroy",
+	"event/event_fd/context", "event/event_fd/context", "event_wait", "event_signal", "stream_wait_value",
 	"launch_host_func", "stream_sync", "malloc_async/free_async",
 	"verify/fork/current/write_value",
 };

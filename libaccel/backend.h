@@ -60,6 +60,12 @@ struct accel_backend_device {
  *	transport handle @handle; 0 or -errno.
  * @host_pin: a host region about to enter the context's table: pin it for
  *	the device if the device needs that (cudaHostRegister); best effort.
+ * @host_import: another context's portable allocation, imported by the
+ *	transport as shadow region @r over the owner's mapping, is about to
+ *	enter the table: hold what the device needs of it (cuda: the owner's
+ *	mapping and CUDA registration, shared, not registered again) until
+ *	the region is cleaned up; under ctx->lock. 0, or -errno: the copy is
+ *	staged instead.
  * @release: let a region's handle go, under ctx->lock: at once when no
  *	queued work names it, else with @deferred when that work retired;
  *	-EBUSY without @deferred. 0 or -errno.
@@ -99,6 +105,7 @@ struct accel_backend_ops {
 	int (*host_map)(struct accel_ctx *ctx, uint32_t handle, void *base,
 			size_t len);
 	void (*host_pin)(struct accel_ctx *ctx, struct accel_region *r);
+	int (*host_import)(struct accel_ctx *ctx, struct accel_region *r);
 	int (*release)(struct accel_ctx *ctx, const struct accel_region *r,
 		       bool deferred);
 	void (*unmap)(struct accel_ctx *ctx, const struct accel_region *r);

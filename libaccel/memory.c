@@ -471,13 +471,16 @@ bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
 /*
  * Portable pinned memory (ACCEL_HOST_ALLOC_PORTABLE, cudaHostAllocPortable).
  * The owner context allocates; any other context of the process (same
- * transport, cpu backend) that names the memory in a copy imports it at
+ * transport and backend) that names the memory in a copy imports it at
  * that first copy: a region of its own over the same pages, entered in its
  * table as a shadow registration, so that the copy is asynchronous there
  * too. The import holds the pages for that context's queued work (the
  * kernel pins them; inproc maps the memory file) and is charged to that
  * context's pin limit; it is released, stream-ordered, when the owner frees
- * the allocation or is destroyed. Lock order: the owner's ctx->lock is
+ * the allocation or is destroyed. The backend adds what its device needs
+ * (host_import: the cuda backend shares the owner's mapping and CUDA
+ * registration, kept until the last import is cleaned up, so the import's
+ * copies go straight from the pinned pages). Lock order: the owner's ctx->lock is
  * dropped before the importer's is taken; the transport's locks come last.
  */
 struct portable_arg {
@@ -493,7 +496,8 @@ static int portable_owner_in_ctx(struct accel_ctx *ctx, void *data)
 	struct accel_region *r;
 
 	/* An inherited context's transport is the parent's: not touched. */
-	if (ctx == a->self || ctx->ops != a->self->ops || ctx->forked)
+	if (ctx == a->self || ctx->ops != a->self->ops ||
+	    ctx->backend != a->self->backend || ctx->forked)
 		return 0;
 	pthread_mutex_lock(&ctx->lock);
 	r = accel_region_find_locked(ctx, a->ptr);
@@ -514,8 +518,7 @@ int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr)
 	uint32_t handle;
 	int ret = 0;
 
-	/* The cuda backend stages it: CUDA's own pin is the owner's. */
-	if (!ctx->ops->import_host || strcmp(accel_backend_name(ctx), "cpu"))
+	if (!ctx->ops->import_host)
 		return -ENOENT;
 	if (!accel_ctx_foreach(portable_owner_in_ctx, &a))
 		return -ENOENT;
@@ -540,9 +543,17 @@ int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr)
 	r.size = a.r.size;
 	r.handle = handle;
 	r.shadow = true;
-	ret = accel_region_insert_locked(ctx, &r);
-	if (ret)
+	ret = ctx->backend->host_import(ctx, &r);
+	if (ret) {
 		accel_kregion_release(ctx, handle, 0);
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	ret = accel_region_insert_locked(ctx, &r);
+	if (ret) {
+		accel_kregion_release(ctx, handle, 0);
+		ctx->backend->region_teardown(ctx, &r);
+	}
 out_unlock:
 	pthread_mutex_unlock(&ctx->lock);
 	accel_ctx_put(a.owner);

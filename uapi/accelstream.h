@@ -688,7 +688,9 @@ struct accel_wait {
  * Errors: ``-ENOENT`` unknown handle; ``-EINVAL`` nonzero @flags or @pad,
  * a user event or an imported event; ``-ENOSPC`` the context has
  * %ACCEL_EXPORT_MAX_PENDING exports pending already; ``-EMFILE`` the
- * process has RLIMIT_NOFILE descriptors open; ``-ENFILE``; ``-ENOMEM``.
+ * process has RLIMIT_NOFILE descriptors open; ``-ENFILE`` the system's
+ * file table is full (fs.file-max) and the caller lacks CAP_SYS_ADMIN;
+ * ``-ENOMEM`` the exported state or its file could not be allocated.
  * On error no descriptor is made and @fd is not written.
  */
 struct accel_event_export {
@@ -713,7 +715,8 @@ struct accel_event_export {
  *
  * Errors: ``-EBADF`` @fd is not an open descriptor; ``-EINVAL`` nonzero
  * @flags or @pad, or @fd is not an exported accelstream event;
- * ``-ENOSPC`` too many events; ``-ENOMEM``.
+ * ``-ENOSPC`` too many events; ``-ENOMEM`` the import, its event or its
+ * handle could not be allocated.
  */
 struct accel_event_import {
 	__s32 fd;

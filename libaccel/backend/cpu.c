@@ -76,6 +76,14 @@ static void cpu_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 	(void)r;
 }
 
+/* The transport's import holds the pages: nothing to add. */
+static int cpu_host_import(struct accel_ctx *ctx, struct accel_region *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
 /* The transport keeps the pages of a deferred release alive itself. */
 static int cpu_release(struct accel_ctx *ctx, const struct accel_region *r,
 		       bool deferred)
@@ -149,6 +157,7 @@ const struct accel_backend_ops accel_backend_cpu = {
 	.device_alloc = cpu_device_alloc,
 	.host_map = cpu_host_map,
 	.host_pin = cpu_host_pin,
+	.host_import = cpu_host_import,
 	.release = cpu_release,
 	.unmap = cpu_unmap,
 	.region_teardown = cpu_unmap,

@@ -592,6 +592,151 @@ static int inherited_by_fork(void)
 	return T_PASS;
 }
 
+/*
+ * -ENFILE: the system's file table is full. Only in the test VM
+ * (ACCEL_TEST_VM=1, as root): a child makes a context over the transport
+ * under test and one in process, each with a point pending, drops
+ * CAP_SYS_ADMIN (setuid to nobody), and the parent lowers fs.file-max
+ * to 0, below the files in use (the kernel's first check reads an
+ * approximate count), until the child tried; then the exports and the
+ * in-process eventfd work as if nothing happened. On any other machine a
+ * test must not change a system setting: skipped.
+ */
+#define FILE_MAX	"/proc/sys/fs/file-max"
+
+static int file_max_write(const char *val)
+{
+	int fd = open(FILE_MAX, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, val, strlen(val));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+struct enfile_side {
+	accel_context *ctx;
+	accel_stream_t s;
+	accel_event_t gate, ev;
+	int xfd;
+};
+
+static int enfile_side_init(struct enfile_side *e)
+{
+	int ret = accel_context_create(&e->ctx, 0);
+
+	if (!ret)
+		ret = accel_stream_create(e->ctx, 0, 0, &e->s);
+	if (!ret)
+		ret = gate_on(e->ctx, e->s, &e->gate);
+	if (!ret)
+		ret = accel_event_create(e->ctx, 0, &e->ev);
+	if (!ret)
+		ret = accel_event_record(e->ev, e->s);
+	return ret;
+}
+
+/* Exit status: 0, or the step that went wrong. */
+static int enfile_child(int ready, int go)
+{
+	struct enfile_side k, ip;
+	char c;
+	int fd;
+
+	alarm(60);
+	/* k: the transport under test; ip: in process. */
+	if (enfile_side_init(&k))
+		return 2;
+	setenv("ACCEL_TRANSPORT", "inproc", 1);
+	if (enfile_side_init(&ip))
+		return 3;
+	if (setgid(65534) || setuid(65534))
+		return 4;
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		return 5;
+	/* fs.file-max is 0, below the files in use (the parent restores it). */
+	if (accel_event_export_fd(k.ev, &k.xfd) != -ENFILE)
+		return 10;
+	if (accel_event_export_fd(ip.ev, &ip.xfd) != -ENFILE)
+		return 11;
+	if (accel_context_get_fd(ip.ctx) != -ENFILE)
+		return 12;
+	if (write(ready, "d", 1) != 1 || read(go, &c, 1) != 1)
+		return 6;
+	/* Restored: nothing was left behind, everything works. */
+	if (accel_event_export_fd(k.ev, &k.xfd) ||
+	    accel_event_export_fd(ip.ev, &ip.xfd) || readable(k.xfd, 0) ||
+	    readable(ip.xfd, 0))
+		return 13;
+	fd = accel_context_get_fd(ip.ctx);
+	if (fd < 0 || accel_context_get_fd(ip.ctx) != fd)
+		return 14;
+	if (accel_event_signal(k.gate, 1, 0) ||
+	    accel_event_signal(ip.gate, 1, 0) || !readable(k.xfd, HANG_MS) ||
+	    !readable(ip.xfd, HANG_MS) || !readable(fd, HANG_MS))
+		return 15;
+	return 0;
+}
+
+static int enfile(void)
+{
+	char saved[64] = "", c;
+	int ready[2], go[2], status, fd, lowered = 0, restored = 0;
+	const char *vm = getenv("ACCEL_TEST_VM");
+	ssize_t n;
+	pid_t pid;
+
+	if (!vm || strcmp(vm, "1") || geteuid()) {
+		printf("# lowers fs.file-max: only as root in the test VM (ACCEL_TEST_VM=1)\n");
+		return T_SKIP;
+	}
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	printf("# the sanitizer's allocator is not fork-safe with threads\n");
+	return T_SKIP;
+#endif
+	fd = open(FILE_MAX, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	n = read(fd, saved, sizeof(saved) - 1);
+	close(fd);
+	CHECK(n > 0);
+	saved[n] = 0;
+	CHECK(pipe(ready) == 0);
+	CHECK(pipe(go) == 0);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		_exit(enfile_child(ready[1], go[0]));
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) == 1 && !file_max_write("0")) {
+		lowered = 1;
+		if (write(go[1], "g", 1) == 1)
+			n = read(ready[0], &c, 1);
+		restored = file_max_write(saved);
+		n = write(go[1], "g", 1);
+	}
+	close(go[1]);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	close(ready[0]);
+	if (restored) {
+		printf("# fs.file-max not restored to %s", saved);
+		return T_FAIL;
+	}
+	CHECK(lowered);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("# child: %s %d\n", WIFEXITED(status) ? "step" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return T_FAIL;
+	}
+	return T_PASS;
+}
+
 static const struct t_case cases[] = {
 	T(context_fd_counts_retirements),
 	T(export_pending_then_done),
@@ -605,6 +750,7 @@ static const struct t_case cases[] = {
 	T(cross_process_done),
 	T(cross_process_killed),
 	T(inherited_by_fork),
+	T(enfile),
 };
 
 int main(void)

@@ -3,14 +3,15 @@
  * Stream priorities: CUDA's convention, 0 the least urgent (the default)
  * down to -5 the most urgent; every level in between is kept; the soft
  * engine (kernel and inproc) takes a more urgent stream's ready work
- * first; the cuda backend maps the range onto CUDA's.
+ * first (the tests read it as an order, never as a time); the cuda
+ * backend maps the range onto CUDA's.
  */
 #include <dlfcn.h>
+#include <stdint.h>
 
 #include "helpers.h"
 
 #define NLEVELS	6
-#define COPY	(1 << 20)
 
 static int range_and_levels(void)
 {
@@ -45,48 +46,65 @@ static int cpu_backend(void)
 }
 
 /*
- * Streams opened from the least to the most urgent, all gated on one host
- * event, each a 1 MiB copy then a timing event. Once the gate opens they
- * are all ready at once; the engine takes the most urgent first and lets a
- * stream go on only when no more urgent one has work, so the events
- * complete from the most urgent to the least: each later than the last.
+ * Streams opened from the least to the most urgent; each logs its turn in
+ * one pinned log with two tiny copies: the last writer's id into its own
+ * slot, then its id into the last-writer word. The least urgent stream,
+ * gated on the host, releases all the others with a write_value and then
+ * logs its own turn. From that write on the others are runnable, so the
+ * engine's rule decides: every step of the most urgent one first, then
+ * the next, and the releaser last. The chain of last writers is that
+ * order; with priorities ignored the releaser, already running, logs its
+ * turn before anyone (its predecessor would be nobody).
  */
 static int urgent_ready_work_first(void)
 {
+	enum { LAST = 0, PREV = 8, ID = 16 };
 	accel_stream_t s[NLEVELS];
-	accel_event_t gate, done[NLEVELS];
-	unsigned char *host;
-	void *dev;
-	float ms;
+	accel_event_t gate, release;
+	uint64_t *log;
 	int i;
 
 	CHECK(t_ctx());
 	if (!cpu_backend())
 		return T_SKIP;
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &gate));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&host, COPY, 0));
-	CHECK_OK(accel_malloc(NULL, &dev, (size_t)COPY * NLEVELS));
-	t_fill(host, COPY, 3);
-	for (i = 0; i < NLEVELS; i++) {
+	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &release));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&log, 4096, 0));
+	memset(log, 0, 4096);
+	for (i = 0; i < NLEVELS; i++)
+		log[ID + i] = 100 + i;
+	for (i = 0; i < NLEVELS; i++)
 		/* s[0] is priority 0 (least urgent), s[5] priority -5. */
 		CHECK_OK(accel_stream_create(NULL, 0, -i, &s[i]));
-		CHECK_OK(accel_event_create(NULL, 0, &done[i]));
-		CHECK_OK(accel_stream_wait_value(s[i], gate, 1, 0));
-		CHECK_OK(accel_memcpy_async(s[i], (char *)dev + (size_t)i * COPY,
-					    host, COPY, ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_event_record(done[i], s[i]));
+	/* The most urgent first, so that queue order cannot be the answer. */
+	for (i = NLEVELS - 1; i >= 0; i--) {
+		if (i) {
+			CHECK_OK(accel_stream_wait_value(s[i], release, 1, 0));
+		} else {
+			CHECK_OK(accel_stream_wait_value(s[i], gate, 1, 0));
+			CHECK_OK(accel_stream_write_value(s[i], release, 1, 0));
+		}
+		CHECK_OK(accel_memcpy_async(s[i], &log[PREV + i], &log[LAST],
+					    sizeof(*log), ACCEL_MEMCPY_H2H));
+		CHECK_OK(accel_memcpy_async(s[i], &log[LAST], &log[ID + i],
+					    sizeof(*log), ACCEL_MEMCPY_H2H));
 	}
+	CHECK_RET(accel_stream_query(s[NLEVELS - 1]), -EAGAIN);
 	CHECK_OK(t_gate_open(gate));
 	for (i = 0; i < NLEVELS; i++)
 		CHECK_OK(accel_stream_synchronize(s[i], ACCEL_TIMEOUT_INFINITE));
-	for (i = NLEVELS - 1; i > 0; i--) {
-		CHECK_OK(accel_event_elapsed_time(&ms, done[i], done[i - 1]));
-		if (ms < 0.0f) {
-			printf("# priority %d completed %.3f ms after priority %d\n",
-			       -(i - 1), ms, -i);
+	/* s[5] ran first (after nobody), s[i] after s[i + 1], s[0] last. */
+	for (i = 0; i < NLEVELS; i++) {
+		uint64_t want = i == NLEVELS - 1 ? 0 : 100 + i + 1;
+
+		if (log[PREV + i] != want) {
+			printf("# priority %d ran after id %llu, not %llu\n",
+			       -i, (unsigned long long)log[PREV + i],
+			       (unsigned long long)want);
 			return T_FAIL;
 		}
 	}
+	CHECK(log[LAST] == 100);
 	return T_PASS;
 }
 

@@ -173,6 +173,112 @@ TEST_F(xevent, export_emfile_changes_nothing)
 	close(xfd);
 }
 
+#define FILE_MAX	"/proc/sys/fs/file-max"
+
+static int file_max_write(const char *val)
+{
+	int fd = open(FILE_MAX, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, val, strlen(val));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/*
+ * The child's half of export_enfile_changes_nothing: its own context
+ * (ioctls come from the opener's process), a point pending behind a
+ * gate, then no CAP_SYS_ADMIN (setuid to nobody): the file-max limit
+ * applies to it. Exit status: 0, or the step that went wrong.
+ */
+static int enfile_child(int ready, int go)
+{
+	struct gate g;
+	uint32_t ev;
+	char c;
+	int fd, xfd, r;
+
+	alarm(60);
+	fd = accel_open();
+	if (fd < 0 || gate_init(fd, &g) || accel_event(fd, 0, &ev) ||
+	    accel_record(fd, ev, g.stream, NULL))
+		return 2;
+	if (setgid(65534) || setuid(65534))
+		return 3;
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	/* file-max is 0 now, below the files in use. */
+	r = xexport(fd, ev, &xfd);
+	if (write(ready, "d", 1) != 1)
+		return 5;
+	if (r != -ENFILE)
+		return 10 + (r < 0 ? -r : 99) % 100;
+	if (read(go, &c, 1) != 1)
+		return 7;
+	/* Restored: the point exports, pending, and completes. */
+	if (xexport(fd, ev, &xfd) || readable(xfd, 0))
+		return 8;
+	if (gate_open(fd, &g) || !readable(xfd, SURE_MS))
+		return 9;
+	return 0;
+}
+
+/*
+ * -ENFILE: the system's file table is full. As root (the VM run), lower
+ * fs.file-max to 0, below the files in use, for a child that dropped
+ * CAP_SYS_ADMIN; the limit is restored as soon as the child tried. (0,
+ * not just below the count: the kernel first compares the limit with an
+ * approximate per-CPU count, which may lag below the true one.)
+ */
+TEST_F(xevent, export_enfile_changes_nothing)
+{
+	char saved[64] = "", c;
+	int ready[2], go[2], status, fd, lowered = 0, restored = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP(return, "needs root to lower fs.file-max");
+	fd = open(FILE_MAX, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, saved, sizeof(saved) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	saved[n] = 0;
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		_exit(enfile_child(ready[1], go[0]));
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) == 1 && !file_max_write("0")) {
+		lowered = 1;
+		if (write(go[1], "g", 1) == 1)
+			n = read(ready[0], &c, 1);
+		restored = file_max_write(saved);
+		n = write(go[1], "g", 1);
+	}
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(ready[0]);
+	EXPECT_EQ(1, lowered);
+	EXPECT_EQ(0, restored) {
+		TH_LOG("fs.file-max not restored to %s", saved);
+	}
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("child failed at step %d (10 + errno: the export's)",
+		       WEXITSTATUS(status));
+	}
+}
+
 TEST_F_TIMEOUT(xevent, export_enospc, 120)
 {
 	static int fds[ACCEL_EXPORT_MAX_PENDING + 1];

@@ -3,7 +3,8 @@
  * fault_inject: take every allocation failure path of accelstream.
  *
  * For each operation (open, register, alloc host/device, mmap of a host
- * allocation, stream and event creation, submit, event record, wait) the
+ * allocation, stream and event creation, submit, event record, wait,
+ * event export and import) the
  * test sweeps /proc/thread-self/fail-nth: with N = 1, 2, ... the N-th
  * allocation the calling task makes inside the operation fails, until an
  * operation runs without reaching its N-th allocation. failslab covers
@@ -11,8 +12,9 @@
  * covers the driver's own page allocations (host and device memory).
  * Every injected failure must make the call fail with the documented errno
  * (-ENOMEM) or succeed (an allocation with a fallback), must leave the
- * context's counts as they were (nothing half-built stays behind), and the
- * same call without injection must then work. A last pass uses the
+ * context's counts and the process's open descriptors as they were
+ * (nothing half-built stays behind, no descriptor leaks), and the same
+ * call without injection must then work (the event still exports). A last pass uses the
  * classic probability/times/task-filter knobs with make-it-fail.
  * After each operation: the file is closed, the debugfs summary is back to
  * zero and the FOLL_PIN counters balance.
@@ -22,6 +24,7 @@
  * FAILSLAB and FAIL_PAGE_ALLOC (the debug kernel); skips elsewhere.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -113,6 +116,22 @@ static int ctx_counts(struct counts *c)
 	return -1;
 }
 
+/* The descriptors this process has open, or -1. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
 /* ---- the operations under test ------------------------------------------ */
 
 struct env {
@@ -122,6 +141,8 @@ struct env {
 	uint32_t stream, ev, uev, host, dev;
 	uint64_t host_off;
 	uint32_t made;		/* handle created by the op, to undo */
+	int xfd;		/* e->ev exported, for the import op */
+	int made_fd;		/* descriptor created by the op, to undo */
 	void *map;
 	void *pending[64];	/* munmap failed under injection: retry */
 	int npending, lost_maps;
@@ -232,6 +253,26 @@ static int op_wait(struct env *e)
 	return as_ioctl(e->fd, ACCEL_IOC_WAIT, &w);
 }
 
+static int op_export(struct env *e)
+{
+	struct accel_event_export x = { .event = e->ev };
+	int r = as_ioctl(e->fd, ACCEL_IOC_EVENT_EXPORT, &x);
+
+	if (!r)
+		e->made_fd = x.fd;
+	return r;
+}
+
+static int op_import(struct env *e)
+{
+	struct accel_event_import im = { .fd = e->xfd };
+	int r = as_ioctl(e->fd, ACCEL_IOC_EVENT_IMPORT, &im);
+
+	if (!r)
+		e->made = im.handle;
+	return r;
+}
+
 static int op_mmap(struct env *e)
 {
 	void *p = mmap(NULL, 16 * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -261,6 +302,13 @@ static void undo(struct env *e, int which)
 	case 12:
 		as_release_mem(e->fd, e->made, 0);
 		break;
+	case 13:
+		close(e->made_fd);
+		e->made_fd = -1;
+		break;
+	case 14:
+		as_event_destroy(e->fd, e->made);
+		break;
 	case 11:
 		/* munmap itself allocates: retry once the faults are off */
 		while (munmap(e->map, 16 * PG)) {
@@ -289,26 +337,33 @@ static const struct {
 	 * of the sweep must then succeed instead.
 	 */
 	bool may_not_allocate;
+	/* Has no fallback: some injected fault must come back as -ENOMEM. */
+	bool must_enomem;
 } ops[] = {
-	{ "open", op_open, false, false },
-	{ "mem_register", op_register, false, false },
-	{ "mem_register_ro", op_register_ro, false, false },
-	{ "mem_alloc_host", op_alloc_host, true, false },
-	{ "mem_alloc_device", op_alloc_dev, true, false },
-	{ "stream_create", op_stream, false, false },
-	{ "event_create", op_event, false, false },
-	{ "event_create_user", op_uevent, false, false },
-	{ "submit", op_submit, false, false },
-	{ "event_record", op_record, false, true },
-	{ "wait", op_wait, false, false },
-	{ "mmap_host", op_mmap, false, false },
-	{ "mem_alloc_device_peer", op_alloc_dev_peer, true, false },
+	{ "open", op_open, false, false, false },
+	{ "mem_register", op_register, false, false, false },
+	{ "mem_register_ro", op_register_ro, false, false, false },
+	{ "mem_alloc_host", op_alloc_host, true, false, false },
+	{ "mem_alloc_device", op_alloc_dev, true, false, false },
+	{ "stream_create", op_stream, false, false, false },
+	{ "event_create", op_event, false, false, false },
+	{ "event_create_user", op_uevent, false, false, false },
+	{ "submit", op_submit, false, false, false },
+	{ "event_record", op_record, false, true, false },
+	{ "wait", op_wait, false, false, false },
+	{ "mmap_host", op_mmap, false, false, false },
+	{ "mem_alloc_device_peer", op_alloc_dev_peer, true, false, false },
+	{ "event_export", op_export, false, false, true },
+	{ "event_import", op_import, false, false, true },
 };
 #define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
 
 static int env_setup(struct env *e)
 {
+	struct accel_event_export x = { 0 };
+
 	memset(e, 0, sizeof(*e));
+	e->xfd = e->made_fd = -1;
 	e->fd = as_open_dev();
 	if (e->fd < 0)
 		return e->fd;
@@ -322,6 +377,10 @@ static int env_setup(struct env *e)
 	    as_alloc(e->fd, 16 * PG, ACCEL_MEM_DEVICE, &e->dev, NULL) ||
 	    as_signal(e->fd, e->uev, 1))
 		return -EIO;
+	x.event = e->ev;
+	if (as_ioctl(e->fd, ACCEL_IOC_EVENT_EXPORT, &x))
+		return -EIO;
+	e->xfd = x.fd;
 	return 0;
 }
 
@@ -330,11 +389,13 @@ static void env_teardown(struct env *e)
 	while (e->npending)
 		if (munmap(e->pending[--e->npending], 16 * PG))
 			printf("# munmap retry failed: %s\n", strerror(errno));
+	if (e->xfd >= 0)
+		close(e->xfd);
 	if (e->fd >= 0)
 		close(e->fd);
 	if (e->user)
 		munmap(e->user, e->user_len);
-	e->fd = -1;
+	e->fd = e->xfd = -1;
 	e->user = NULL;
 }
 
@@ -347,7 +408,7 @@ static int sweep(int i, bool page, int *bad, int *enomem, int *passed)
 	struct env e;
 	struct counts before, after;
 	unsigned int n;
-	int taken = 0, r, warm;
+	int taken = 0, r, warm, fds;
 
 	*bad = *enomem = *passed = 0;
 	if (env_setup(&e)) {
@@ -363,6 +424,7 @@ static int sweep(int i, bool page, int *bad, int *enomem, int *passed)
 	for (n = 1; n <= MAX_NTH; n++) {
 		bool fired, have = !ctx_counts(&before);
 
+		fds = count_fds();
 		nth_arm(n);
 		r = ops[i].fn(&e);
 		fired = nth_disarm();
@@ -395,6 +457,11 @@ static int sweep(int i, bool page, int *bad, int *enomem, int *passed)
 			       before.streams, after.streams, before.events, after.events,
 			       before.regions, after.regions, before.queued, after.queued,
 			       before.pinned, after.pinned, before.device, after.device);
+		}
+		if (fds != count_fds()) {
+			(*bad)++;
+			printf("# %s: fail-nth %u: open descriptors %d -> %d\n",
+			       ops[i].name, n, fds, count_fds());
 		}
 		/* the same call without a fault works */
 		r = ops[i].fn(&e);
@@ -436,6 +503,7 @@ static const struct {
 	{ "as_handle_publish", -ENOMEM, 4 },
 	{ "as_handle_publish", -ENOSPC, 5 },
 	{ "as_handle_publish", -ENOMEM, 6 },
+	{ "as_handle_publish", -ENOMEM, 14 },
 };
 #define NFF (int)(sizeof(ff_cases) / sizeof(ff_cases[0]))
 
@@ -691,7 +759,8 @@ int main(void)
 		       ops[i].name, taken, enomem, passed);
 		snprintf(name, sizeof(name), "failslab %s", ops[i].name);
 		tap_result(!bad && (taken > 0 ||
-				    (ops[i].may_not_allocate && passed > 0)),
+				    (ops[i].may_not_allocate && passed > 0)) &&
+			   (!ops[i].must_enomem || enomem > 0),
 			   name, "%d faults taken, %d -ENOMEM, %d problems%s",
 			   taken, enomem, bad,
 			   taken ? "" : " (allocates nothing: the kept batch)");

@@ -334,6 +334,7 @@ const struct accel_backend_ops accel_backend_cuda = {
 	.device_alloc = accel_cuda_device_alloc,
 	.host_map = accel_cuda_map_add,
 	.host_pin = accel_cuda_host_pin,
+	.host_import = accel_cuda_host_import,
 	.release = accel_cuda_release,
 	.unmap = accel_cuda_unmap,
 	.region_teardown = accel_cuda_region_teardown,

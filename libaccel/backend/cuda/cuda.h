@@ -80,7 +80,8 @@
  *      path only after dropping report_lock; a waiter takes report_lock
  *      with trylock only, holding nothing.
  *   3. cx->lock: the state the roles share (struct accel_cuda).
- *   4. cx->mem.map_lock: the handle map, a leaf.
+ *   4. cx->mem.map_lock: the handle map, a leaf; or the process-wide
+ *      table of portable allocations (mem.c), a leaf too (never both).
  *   5. the transport's lock (inproc ip_ctx.lock, or the kernel's as_ctx
  *      lock inside an ioctl): every accel_ioctl() is made holding at most
  *      locks 1 and 2, never cx->lock or map_lock, and the transport calls
@@ -480,6 +481,7 @@ int accel_cuda_device_alloc(struct accel_ctx *ctx, size_t size,
 			    struct accel_region *r);
 void accel_cuda_unmap(struct accel_ctx *ctx, const struct accel_region *r);
 void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r);
+int accel_cuda_host_import(struct accel_ctx *ctx, struct accel_region *r);
 void cx_region_cleanup(struct accel_cuda *cx,
 		       const struct accel_region *r);
 int accel_cuda_release(struct accel_ctx *ctx, const struct accel_region *r,

@@ -7,6 +7,63 @@
  */
 #include "cuda.h"
 
+/*
+ * Portable pinned memory (ACCEL_HOST_ALLOC_PORTABLE): the owner's mapping
+ * and its CUDA registration (cudaHostRegisterPortable, so that every CUDA
+ * context of the process takes it as pinned) are shared with the other
+ * contexts that imported the allocation (accel_cuda_host_import()): their
+ * executors copy straight from the owner's mapping. The last of the owner
+ * and the imports to clean up its region unregisters and unmaps, so a
+ * copy queued in an importer still finds the pages mapped and pinned after
+ * the owner freed the memory or was destroyed. The table is process-wide
+ * (the contexts are); its lock is a leaf, no CUDA call is made under it.
+ */
+struct cx_portable {
+	struct cx_portable *next;
+	uintptr_t base;
+	size_t map_len;
+	unsigned int refs;	/* the owner's region and every import */
+	bool cuda_pinned;
+};
+
+/* Protects cx_portables and every entry's refs. */
+static pthread_mutex_t cx_portable_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cx_portable *cx_portables;
+
+static struct cx_portable **cx_portable_find_locked(uintptr_t base)
+{
+	struct cx_portable **pp;
+
+	for (pp = &cx_portables; *pp; pp = &(*pp)->next)
+		if ((*pp)->base == base)
+			return pp;
+	return NULL;
+}
+
+/*
+ * Drop a reference on the portable allocation at @base; the last one
+ * unregisters and unmaps it. False when @base is no portable allocation.
+ */
+static bool cx_portable_put(uintptr_t base)
+{
+	struct cx_portable **pp, *p = NULL;
+
+	pthread_mutex_lock(&cx_portable_lock);
+	pp = cx_portable_find_locked(base);
+	if (pp && !--(*pp)->refs) {
+		p = *pp;
+		*pp = p->next;
+	}
+	pthread_mutex_unlock(&cx_portable_lock);
+	if (!p)
+		return pp != NULL;
+	if (p->cuda_pinned)
+		cx_rt.cudaHostUnregister((void *)p->base);
+	munmap((void *)p->base, p->map_len);
+	free(p);
+	return true;
+}
+
 static unsigned int map_find_locked(struct accel_cuda *cx, uint32_t handle)
 {
 	unsigned int lo = 0, hi = cx->mem.nmap;
@@ -134,6 +191,9 @@ void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 {
 	struct accel_cuda *cx = cx_of(ctx);
 	size_t len = r->map_len ? r->map_len : r->size;
+	bool portable = r->kind == LA_REGION_HOST_ALLOC &&
+			(r->flags & ACCEL_HOST_ALLOC_PORTABLE);
+	struct cx_portable *p;
 	cudaError_t e;
 
 	cx_rt.cudaSetDevice(cx->cfg.device);
@@ -141,11 +201,52 @@ void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 	 * Best effort: without it CUDA stages the copy (slow, still right).
 	 * Ranges that share a page with a registered one fail here.
 	 */
-	e = cx_rt.cudaHostRegister((void *)r->base, len, cudaHostRegisterDefault);
+	e = cx_rt.cudaHostRegister((void *)r->base, len,
+				   portable ? cudaHostRegisterPortable :
+					      cudaHostRegisterDefault);
 	if (e == cudaSuccess)
 		r->cuda_pinned = true;
 	else
 		cx_rt.cudaGetLastError();
+	if (!portable)
+		return;
+	/* Without an entry other contexts do not import it: they stage. */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return;
+	p->base = r->base;
+	p->map_len = r->map_len;
+	p->refs = 1;
+	p->cuda_pinned = r->cuda_pinned;
+	pthread_mutex_lock(&cx_portable_lock);
+	p->next = cx_portables;
+	cx_portables = p;
+	pthread_mutex_unlock(&cx_portable_lock);
+}
+
+/*
+ * Another context's portable allocation, imported as @r (a shadow region
+ * over the owner's mapping at @r->base): hold the owner's mapping and CUDA
+ * registration for it, registering nothing again, and resolve its handle
+ * to the owner's mapping (the in-process transport hands it out as a host
+ * allocation). 0, or -ENOENT (the copy is then staged).
+ */
+int accel_cuda_host_import(struct accel_ctx *ctx, struct accel_region *r)
+{
+	struct cx_portable **pp;
+	int ret;
+
+	pthread_mutex_lock(&cx_portable_lock);
+	pp = cx_portable_find_locked(r->base);
+	if (pp)
+		(*pp)->refs++;
+	pthread_mutex_unlock(&cx_portable_lock);
+	if (!pp)
+		return -ENOENT;
+	ret = accel_cuda_map_add(ctx, r->handle, (void *)r->base, r->size);
+	if (ret)
+		cx_portable_put(r->base);
+	return ret;
 }
 
 /* Give back what the CUDA side holds of a region no queued work names. */
@@ -153,6 +254,18 @@ void cx_region_cleanup(struct accel_cuda *cx,
 		       const struct accel_region *r)
 {
 	cx_rt.cudaSetDevice(cx->cfg.device);
+	if (r->shadow) {
+		/* An import: the owner's mapping and registration, shared. */
+		map_remove(cx, r->handle);
+		cx_portable_put(r->base);
+		return;
+	}
+	if (r->kind == LA_REGION_HOST_ALLOC &&
+	    (r->flags & ACCEL_HOST_ALLOC_PORTABLE)) {
+		map_remove(cx, r->handle);
+		if (cx_portable_put(r->base))
+			return;
+	}
 	if (r->cuda_pinned)
 		cx_rt.cudaHostUnregister((void *)r->base);
 	switch (r->kind) {

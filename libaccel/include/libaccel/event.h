@@ -338,8 +338,10 @@ int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
  *   fork() using its parent's context); the call changed nothing
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-EMFILE - in process: the process has no descriptor left for the eventfd
- * * %-ENFILE - in process: the system has no file left
- * * %-ENOMEM - in process: out of memory
+ * * %-ENFILE - in process: the system's file table is full (fs.file-max)
+ *   and the caller lacks CAP_SYS_ADMIN
+ * * %-ENOMEM - in process: the kernel could not allocate the eventfd (over
+ *   the module the descriptor is the device file: no allocation)
  * * %-ENOTRECOVERABLE - the context is lost
  */
 int accel_context_get_fd(accel_context *ctx);
@@ -370,8 +372,11 @@ int accel_context_get_fd(accel_context *ctx);
  * * %-ENOENT - @event is stale or unknown
  * * %-ENOSPC - 4096 exports of the context are pending already
  * * %-EMFILE - the process has no descriptor left
- * * %-ENFILE - the system has no file left
- * * %-ENOMEM - out of memory
+ * * %-ENFILE - the system's file table is full (fs.file-max) and the
+ *   caller lacks CAP_SYS_ADMIN
+ * * %-ENOMEM - out of memory: over the module the kernel could not
+ *   allocate the exported file; in process the socket pair or the
+ *   library's record of the export
  * * %-EACCES - the context was created by another process
  * * %-ENOTRECOVERABLE - the context is lost
  */
@@ -404,7 +409,8 @@ int accel_event_export_fd(accel_event_t event, int *fd);
  * * %-ENOENT - @ctx is not a live context
  * * %-ENODEV - @ctx is NULL and no context is alive
  * * %-ENOSPC - the context has 65536 events already
- * * %-ENOMEM - out of memory
+ * * %-ENOMEM - out of memory: over the module the kernel could not
+ *   allocate the import or its handle; in process the library's record
  * * %-EACCES - the context was created by another process
  * * %-ENOTRECOVERABLE - the context is lost
  */

@@ -309,14 +309,16 @@ int accel_stream_add_callback(accel_stream_t stream,
 /*
  * accel_host_alloc() flag: the allocation is pinned memory of every
  * context of the process (cudaHostAllocPortable), not only of the one that
- * allocated it: a copy in another context (of the same transport, cpu
+ * allocated it: a copy in another context (of the same transport and
  * backend) is asynchronous too instead of being staged. That context
  * imports the pages at its first copy naming them (the kernel pins them
  * for it as a registration; charged to its own pin limit), and holds them
  * for its queued copies whatever happens to the allocation: accel_host_free()
  * and the owner's destroy release every import stream-ordered, as they
- * release the allocation. With the cuda backend, other contexts stage such
- * copies (see accel_host_alloc(3)).
+ * release the allocation. With the cuda backend the owner registers it
+ * with cudaHostRegisterPortable and another context's copies go straight
+ * from it, the owner's mapping and CUDA registration kept until the last
+ * such copy retired (see accel_host_alloc(3)).
  */
 #define ACCEL_HOST_ALLOC_PORTABLE	(1U << 0)
 

@@ -354,9 +354,27 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d)
 cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
 /*
  * Registrations are counted, for tests that check what libaccel
- * cudaHostRegisters (dlsym fake_cuda_host_registrations).
+ * cudaHostRegisters (dlsym fake_cuda_host_registrations), and the ranges
+ * kept with their flags: fake_cuda_registered(p) gives the flags of the
+ * live registration holding @p (-1: none), and fake_cuda_watch(p, n)
+ * makes the copy calls count the copies whose source lies in [p, p + n),
+ * read back by fake_cuda_watched(): how many cudaMemcpyAsync, how many
+ * batch items, and how many of them had a source no live registration
+ * holds (what CUDA stages through its own buffer).
  */
 static atomic_long host_registers, host_registered;
+
+#define FAKE_MAX_REGS	1024
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_reg {
+	uintptr_t base;
+	size_t len;
+	unsigned int flags;
+} regs[FAKE_MAX_REGS];
+static unsigned int nregs;
+static uintptr_t watch_base;
+static size_t watch_len;
+static long watch_single, watch_batch, watch_unpinned;
 
 long fake_cuda_host_registrations(long *live);
 long fake_cuda_host_registrations(long *live)
@@ -366,18 +384,90 @@ long fake_cuda_host_registrations(long *live)
 	return atomic_load(&host_registers);
 }
 
+static int reg_flags_locked(uintptr_t p, size_t n)
+{
+	unsigned int i;
+
+	for (i = 0; i < nregs; i++)
+		if (p >= regs[i].base && n <= regs[i].len &&
+		    p - regs[i].base <= regs[i].len - n)
+			return (int)regs[i].flags;
+	return -1;
+}
+
+int fake_cuda_registered(const void *p);
+int fake_cuda_registered(const void *p)
+{
+	int f;
+
+	pthread_mutex_lock(&reg_lock);
+	f = reg_flags_locked((uintptr_t)p, 1);
+	pthread_mutex_unlock(&reg_lock);
+	return f;
+}
+
+void fake_cuda_watch(const void *p, size_t n);
+void fake_cuda_watch(const void *p, size_t n)
+{
+	pthread_mutex_lock(&reg_lock);
+	watch_base = (uintptr_t)p;
+	watch_len = n;
+	watch_single = watch_batch = watch_unpinned = 0;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+long fake_cuda_watched(long *batched, long *unpinned);
+long fake_cuda_watched(long *batched, long *unpinned)
+{
+	long n;
+
+	pthread_mutex_lock(&reg_lock);
+	n = watch_single;
+	*batched = watch_batch;
+	*unpinned = watch_unpinned;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+static void watch_copy(const void *src, size_t n, bool batch)
+{
+	uintptr_t p = (uintptr_t)src;
+
+	pthread_mutex_lock(&reg_lock);
+	if (watch_len && p >= watch_base && p - watch_base < watch_len) {
+		if (batch)
+			watch_batch++;
+		else
+			watch_single++;
+		if (reg_flags_locked(p, n) < 0)
+			watch_unpinned++;
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f)
 {
-	(void)p; (void)n; (void)f;
 	atomic_fetch_add(&host_registers, 1);
 	atomic_fetch_add(&host_registered, 1);
+	pthread_mutex_lock(&reg_lock);
+	if (nregs < FAKE_MAX_REGS)
+		regs[nregs++] = (struct fake_reg){ (uintptr_t)p, n, f };
+	pthread_mutex_unlock(&reg_lock);
 	return cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void *p)
 {
-	(void)p;
+	unsigned int i;
+
 	atomic_fetch_sub(&host_registered, 1);
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < nregs; i++)
+		if (regs[i].base == (uintptr_t)p) {
+			regs[i] = regs[--nregs];
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
 	return cudaSuccess;
 }
 
@@ -474,6 +564,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 	call(C_COPY);
 	if (copy_gate(&dst, 1))
 		return cudaErrorInvalidValue;
+	watch_copy(src, n, false);
 	memmove(dst, src, n);
 	model_copy(s, n);
 	return cudaSuccess;
@@ -510,6 +601,7 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 		return cudaErrorInvalidValue;
 	/* Copies of a batch have no order: run them backwards to show it. */
 	for (i = count; i-- > 0; ) {
+		watch_copy(srcs[i], sizes[i], true);
 		memmove(dsts[i], srcs[i], sizes[i]);
 		model_copy(s, sizes[i]);
 	}
