@@ -39,8 +39,7 @@ static int round_trip_sizes(void)
 	unsigned int i;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t n = sizes[i];
 
@@ -68,8 +67,7 @@ static int registered_and_d2d(void)
 	void *d1, *d2;
 
 	CHECK(a && b);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_register(NULL, a, n, 0));
 	CHECK_OK(accel_host_register(NULL, b, n, 0));
 	CHECK_OK(accel_malloc(NULL, &d1, n));
@@ -100,8 +98,7 @@ static int small_copies_batched(void)
 	unsigned int i;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	a = host_buf(n * 64);
 	b = host_buf(n * 64);
 	CHECK(a && b);
@@ -131,8 +128,7 @@ static int dependent_copies_in_one_fetch(void)
 	unsigned int i;
 	char *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	a = host_buf(n);
 	b = host_buf(n);
 	CHECK(a && b);
@@ -186,9 +182,7 @@ static int pageable_both_sides(void)
 	void *d;
 
 	CHECK(a && b);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	CHECK_OK(t_dev_setup(n, &s, &d));
 	t_fill(a, n, 2);
 	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 	memset(a, 0, n);	/* staged: the caller may reuse it at once */
@@ -209,8 +203,7 @@ static int stream_ordered_free(void)
 	accel_stream_t s;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	a = host_buf(n);
 	b = host_buf(n);
 	CHECK(a && b);
@@ -293,8 +286,7 @@ static int retires_without_waiter(void)
 	unsigned int i, tries;
 	char *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
 	a = host_buf(n * k);
 	b = host_buf(n * k);
@@ -348,8 +340,7 @@ static int memset_and_2d_mapping(void)
 	dl = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
 	if (dl)
 		calls = (long (*)(const char *))dlsym(dl, "fake_cuda_calls");
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((h = host_buf(n)) && (o = host_buf(n)));
 	CHECK_OK(accel_malloc(NULL, &d, n));
 	if (calls) {

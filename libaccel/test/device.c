@@ -367,8 +367,7 @@ static int synchronize_in_host_fn(void)
 	struct in_fn r = { 1, 1, 0 };
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_launch_host_func(s, sync_from_host_fn, &r));
 	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
 	CHECK(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
@@ -386,8 +385,7 @@ static int synchronize_other_process(void)
 
 	if (is_cuda())
 		return T_SKIP;		/* the CUDA backend does not survive fork */
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid)

@@ -147,8 +147,7 @@ static int export_done_at_once(void)
 	accel_stream_t s;
 	int fd;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	/* Never recorded: complete, as CUDA's. */
 	CHECK_OK(accel_event_export_fd(ev, &fd));
@@ -174,8 +173,7 @@ static int export_failed_point(void)
 	accel_stream_t s;
 	int fd;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &gate));
 	CHECK_OK(accel_stream_wait_value(s, gate, 1, 0));
@@ -361,8 +359,7 @@ static int too_many_pending(void)
 		printf("# RLIMIT_NOFILE cannot rise to 10000: no room for 4096 exports\n");
 		return T_SKIP;
 	}
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_event_record(ev, s));

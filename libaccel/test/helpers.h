@@ -111,6 +111,22 @@ static inline int t_gate_open(accel_event_t gate)
 }
 
 /*
+ * Fail @s: a gate on it signalled with an error. Returns what synchronizing
+ * @s then reports, -EIO once the stream failed (or the -errno of a step).
+ */
+static inline int t_fail_stream(accel_stream_t s)
+{
+	accel_event_t gate;
+	int ret = t_gate(s, &gate);
+
+	if (!ret)
+		ret = accel_event_signal(gate, 1, ACCEL_EVENT_SIGNAL_ERROR);
+	if (!ret)
+		ret = accel_stream_synchronize(s, 10 * T_SEC);
+	return ret;
+}
+
+/*
  * A stream held back by a gate (t_gate), in @ctx or, when NULL, in a new
  * context of t_ctx(). 0 or -errno.
  */
@@ -147,6 +163,24 @@ static inline int t_check_fill(const void *p, size_t n, unsigned int seed)
 	return 1;
 }
 
+/* A stream on a new context of t_ctx(), its current one. 0 or -errno. */
+static inline int t_stream(accel_stream_t *s)
+{
+	if (!t_ctx())
+		return -ENODEV;
+	return accel_stream_create(NULL, 0, 0, s);
+}
+
+/* t_stream() and @n bytes of device memory. 0 or -errno. */
+static inline int t_dev_setup(size_t n, accel_stream_t *s, void **dev)
+{
+	int ret = t_stream(s);
+
+	if (!ret)
+		ret = accel_malloc(NULL, dev, n);
+	return ret;
+}
+
 /*
  * The usual copy setup on the current context: a stream, @n bytes of
  * device memory and @n bytes of pinned host memory. 0 or -errno.
@@ -154,13 +188,8 @@ static inline int t_check_fill(const void *p, size_t n, unsigned int seed)
 static inline int t_copy_setup(size_t n, accel_stream_t *s, void **dev,
 			       unsigned char **host)
 {
-	int ret;
+	int ret = t_dev_setup(n, s, dev);
 
-	if (!t_ctx())
-		return -ENODEV;
-	ret = accel_stream_create(NULL, 0, 0, s);
-	if (!ret)
-		ret = accel_malloc(NULL, dev, n);
 	if (!ret)
 		ret = accel_host_alloc(NULL, (void **)host, n, 0);
 	return ret;

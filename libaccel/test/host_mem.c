@@ -86,8 +86,7 @@ static int unregister_busy_then_deferred(void)
 	unsigned char *buf, *out;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	buf = malloc(65536);
 	CHECK(buf);
 	CHECK_OK(accel_host_register(NULL, buf, 65536, 0));

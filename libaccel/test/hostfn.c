@@ -61,8 +61,7 @@ static int many_in_order(void)
 	accel_stream_t s;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	for (i = 0; i < 300; i++) {
 		steps[i].o = &o;
 		steps[i].idx = i;
@@ -128,8 +127,7 @@ static int errnos(void)
 {
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_launch_host_func(s, NULL, NULL), -EINVAL);
 	CHECK_OK(accel_stream_destroy(s));
 	CHECK_RET(accel_launch_host_func(s, mark, NULL), -ENOENT);

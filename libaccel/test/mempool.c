@@ -18,8 +18,7 @@ static int errnos(void)
 	size_t res, used;
 	char stack[64];
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_malloc_async(s, NULL, 64), -EINVAL);
 	CHECK_RET(accel_malloc_async(s, &a, 0), -EINVAL);
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &dead));
@@ -88,8 +87,7 @@ static int roundtrip(void)
 	void *a, *b;
 	size_t n = 300000;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, n, 0));
 	CHECK_OK(accel_malloc_async(s, &a, n));
@@ -114,8 +112,7 @@ static int use_after_free_efault(void)
 	accel_stream_t s;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(accel_malloc_async(s, &a, 100));
 	CHECK_OK(accel_malloc_async(s, &b, 4096));
@@ -158,8 +155,7 @@ static int same_stream_reuse_at_once(void)
 	accel_stream_t s;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_malloc_async(s, &a, CHUNK));
@@ -315,8 +311,7 @@ static int threshold_and_trim(void)
 	accel_stream_t s;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_mem_pool_get_usage(NULL, &res, &used));
 	CHECK(res == 0 && used == 0);
 	CHECK_OK(accel_malloc_async(s, &a, 1000000));
@@ -364,8 +359,7 @@ static int trim_keeps_pending(void)
 	accel_stream_t s;
 	void *a;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_malloc_async(s, &a, 4096));
 	CHECK_OK(accel_free_async(s, a));
@@ -389,8 +383,7 @@ static int bounded_by_reuse(void)
 	void *a;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 65536, 0));
 	CHECK_OK(t_gate(s, &gate));
 	for (i = 0; i < 200; i++) {

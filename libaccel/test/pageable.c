@@ -76,8 +76,7 @@ static int many_staged_copies(void)
 	unsigned char *d;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 1000));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 1000, 0));
 	for (i = 0; i < 1000; i++) {

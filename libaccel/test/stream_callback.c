@@ -200,8 +200,7 @@ static int errnos(void)
 
 	CHECK_RET(accel_stream_add_callback(ACCEL_STREAM_DEFAULT, record,
 					    &seen, 0), -ENODEV);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_stream_add_callback(s, NULL, NULL, 0), -EINVAL);
 	CHECK_RET(accel_stream_add_callback(s, record, &seen, 1), -EINVAL);
 	CHECK_OK(accel_stream_destroy(s));
@@ -233,8 +232,7 @@ static int queue_full(void)
 	int i, ret = 0;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 1));
 	CHECK_OK(t_gate(s, &gate));
@@ -257,8 +255,7 @@ static int other_process(void)
 
 	if (getenv("ACCEL_BACKEND") && strcmp(getenv("ACCEL_BACKEND"), "cpu"))
 		return T_SKIP;		/* a CUDA backend does not survive fork */
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid)

@@ -89,8 +89,7 @@ static int releases_host(void)
 	accel_stream_t s;
 	pthread_t t;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &w.ev));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_stream_write_value(s, w.ev, 3, 0));
@@ -112,8 +111,7 @@ static int never_lowers(void)
 	accel_stream_t s, b;
 	accel_event_t ev;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ev));
 	CHECK_OK(accel_stream_write_value(s, ev, 5, 0));
@@ -136,8 +134,7 @@ static int failed_stream_does_not_write(void)
 	accel_stream_t s, b;
 	accel_event_t gate, ev;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ev));
 	CHECK_OK(t_gate(s, &gate));
@@ -206,8 +203,7 @@ static int queue_full_eagain(void)
 	accel_stream_t s;
 	int n = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ev));
 	CHECK_OK(t_gate(s, &gate));
 	while (!accel_stream_write_value(s, ev, (uint64_t)n + 1, 0))
