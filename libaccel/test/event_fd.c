@@ -56,6 +56,30 @@ static int gate_on(accel_context *ctx, accel_stream_t s, accel_event_t *gate)
 	return ret ? ret : accel_stream_wait_value(s, *gate, 1, 0);
 }
 
+/* The producer's context @a and the importer's @b. */
+static bool two_ctxs(accel_context **a, accel_context **b)
+{
+	*a = t_ctx();
+	*b = t_ctx();
+	return *a && *b;
+}
+
+/*
+ * A point to export, pending: in @ctx, an event *@ev recorded on a new
+ * stream *@s behind the gate *@gate (gate_on()).
+ */
+static int pending_point(accel_context *ctx, accel_stream_t *s,
+			 accel_event_t *gate, accel_event_t *ev)
+{
+	int ret = accel_stream_create(ctx, 0, 0, s);
+
+	if (!ret)
+		ret = accel_event_create(ctx, 0, ev);
+	if (!ret)
+		ret = gate_on(ctx, *s, gate);
+	return ret ? ret : accel_event_record(*ev, *s);
+}
+
 static void noop(void *arg)
 {
 	(void)arg;
@@ -104,14 +128,9 @@ static int export_pending_then_done(void)
 	accel_event_t gate, ev, imp;
 	int fd;
 
-	a = t_ctx();
-	b = t_ctx();
-	CHECK(a && b);
-	CHECK_OK(accel_stream_create(a, 0, 0, &s));
+	CHECK(two_ctxs(&a, &b));
+	CHECK_OK(pending_point(a, &s, &gate, &ev));
 	CHECK_OK(accel_stream_create(b, 0, 0, &sb));
-	CHECK_OK(accel_event_create(a, 0, &ev));
-	CHECK_OK(gate_on(a, s, &gate));
-	CHECK_OK(accel_event_record(ev, s));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	CHECK(!readable(fd, 0));
@@ -173,11 +192,8 @@ static int export_failed_point(void)
 	accel_stream_t s;
 	int fd;
 
-	CHECK_OK(t_stream(&s));
-	CHECK_OK(accel_event_create(NULL, 0, &ev));
-	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &gate));
-	CHECK_OK(accel_stream_wait_value(s, gate, 1, 0));
-	CHECK_OK(accel_event_record(ev, s));
+	CHECK(t_ctx());
+	CHECK_OK(pending_point(NULL, &s, &gate, &ev));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK_OK(accel_event_import_fd(NULL, fd, &imp));
 	/* The gate fails: so does the stream, and with it the export. */
@@ -197,14 +213,8 @@ static int producer_destroyed(void)
 	accel_stream_t s;
 	int fd;
 
-	a = t_ctx();
-	b = t_ctx();
-	CHECK(a && b);
-	CHECK_OK(accel_stream_create(a, 0, 0, &s));
-	CHECK_OK(accel_event_create(a, 0, &ev));
-	CHECK_OK(accel_event_create(a, ACCEL_EVENT_HOST, &gate));
-	CHECK_OK(accel_stream_wait_value(s, gate, 1, 0));
-	CHECK_OK(accel_event_record(ev, s));
+	CHECK(two_ctxs(&a, &b));
+	CHECK_OK(pending_point(a, &s, &gate, &ev));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK_OK(accel_event_import_fd(b, fd, &before));
 	CHECK_OK(accel_context_destroy(a));
@@ -226,14 +236,9 @@ static int close_orders(void)
 	accel_stream_t s, sb;
 	int fd, fd2, fd3;
 
-	a = t_ctx();
-	b = t_ctx();
-	CHECK(a && b);
-	CHECK_OK(accel_stream_create(a, 0, 0, &s));
+	CHECK(two_ctxs(&a, &b));
+	CHECK_OK(pending_point(a, &s, &gate, &ev));
 	CHECK_OK(accel_stream_create(b, 0, 0, &sb));
-	CHECK_OK(accel_event_create(a, 0, &ev));
-	CHECK_OK(gate_on(a, s, &gate));
-	CHECK_OK(accel_event_record(ev, s));
 	/* Closed at once: nobody waits. */
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK(close(fd) == 0);
@@ -453,24 +458,35 @@ static void producer_child(int sock)
 	_exit(6);
 }
 
-static int cross_process(bool kill_it)
+/*
+ * The current context of a test that forks: T_PASS, or T_SKIP under the
+ * sanitizers whose children hang after a threaded fork (see fork.c) and
+ * with the CUDA backend, which does not survive fork().
+ */
+static int fork_ctx(void)
 {
-	accel_event_t imp = NULL;
 	const char *backend = "";
-	accel_stream_t s;
-	int sv[2], fd, status;
-	bool early;
-	pid_t pid;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	/* See fork.c: these sanitizers' children hang after a threaded fork. */
 	printf("# the sanitizer's allocator is not fork-safe with threads\n");
 	return T_SKIP;
 #endif
 	CHECK(t_ctx());
 	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
+	return strcmp(backend, "cuda") ? T_PASS : T_SKIP;
+}
+
+static int cross_process(bool kill_it)
+{
+	accel_event_t imp = NULL;
+	accel_stream_t s;
+	int sv[2], fd, status, ret;
+	bool early;
+	pid_t pid;
+
+	ret = fork_ctx();
+	if (ret != T_PASS)
+		return ret;
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
 	pid = fork();
 	CHECK(pid >= 0);
@@ -542,22 +558,13 @@ static int inherited_by_fork(void)
 {
 	accel_event_t gate, ev;
 	accel_stream_t s;
-	const char *backend = "";
-	int fd, status;
+	int fd, status, ret;
 	pid_t pid;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	printf("# the sanitizer's allocator is not fork-safe with threads\n");
-	return T_SKIP;
-#endif
-	CHECK(t_ctx());
-	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(gate_on(NULL, s, &gate));
-	CHECK_OK(accel_event_create(NULL, 0, &ev));
-	CHECK_OK(accel_event_record(ev, s));
+	ret = fork_ctx();
+	if (ret != T_PASS)
+		return ret;
+	CHECK_OK(pending_point(NULL, &s, &gate, &ev));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	fflush(stdout);
 	pid = fork();
