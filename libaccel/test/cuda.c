@@ -20,6 +20,28 @@ static unsigned char *host_buf(size_t n)
 	return p;
 }
 
+/*
+ * Pinned @a holding t_fill(@seed) and pinned @b, @n bytes each, and @dn
+ * bytes of device memory @d.
+ */
+static int copy_bufs_dev(size_t n, size_t dn, unsigned int seed,
+			 unsigned char **a, unsigned char **b, void **d)
+{
+	*a = host_buf(n);
+	*b = host_buf(n);
+	if (!*a || !*b)
+		return -ENOMEM;
+	t_fill(*a, n, seed);
+	return accel_malloc(NULL, d, dn);
+}
+
+/* The same with @n bytes of device memory. */
+static int copy_bufs(size_t n, unsigned int seed, unsigned char **a,
+		     unsigned char **b, void **d)
+{
+	return copy_bufs_dev(n, n, seed, a, b, d);
+}
+
 static int backend_is_cuda(void)
 {
 	const char *name = NULL;
@@ -43,11 +65,7 @@ static int round_trip_sizes(void)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t n = sizes[i];
 
-		a = host_buf(n);
-		b = host_buf(n);
-		CHECK(a && b);
-		CHECK_OK(accel_malloc(NULL, &d, n));
-		t_fill(a, n, i + 1);
+		CHECK_OK(copy_bufs(n, i + 1, &a, &b, &d));
 		CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 		CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
 		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
@@ -99,11 +117,7 @@ static int small_copies_batched(void)
 	void *d;
 
 	CHECK_OK(t_stream(&s));
-	a = host_buf(n * 64);
-	b = host_buf(n * 64);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n * 64));
-	t_fill(a, n * 64, 4);
+	CHECK_OK(copy_bufs(n * 64, 4, &a, &b, &d));
 	CHECK_OK(t_gate(s, &gate));
 	for (i = 0; i < n; i++)
 		CHECK_OK(accel_memcpy_async(s, (char *)d + i * 64, a + i * 64,
@@ -129,11 +143,7 @@ static int dependent_copies_in_one_fetch(void)
 	char *d;
 
 	CHECK_OK(t_stream(&s));
-	a = host_buf(n);
-	b = host_buf(n);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, (void **)&d, n * (links + 1)));
-	t_fill(a, n, 5);
+	CHECK_OK(copy_bufs_dev(n, n * (links + 1), 5, &a, &b, (void **)&d));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 	for (i = 0; i < links; i++)
@@ -159,11 +169,7 @@ static int cross_stream_event(void)
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
-	a = host_buf(n);
-	b = host_buf(n);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	t_fill(a, n, 8);
+	CHECK_OK(copy_bufs(n, 8, &a, &b, &d));
 	CHECK_OK(accel_memcpy_async(s1, d, a, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_event_record(ev, s1));
 	CHECK_OK(accel_stream_wait_event(s2, ev, 0));
@@ -204,11 +210,7 @@ static int stream_ordered_free(void)
 	void *d;
 
 	CHECK_OK(t_stream(&s));
-	a = host_buf(n);
-	b = host_buf(n);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	t_fill(a, n, 6);
+	CHECK_OK(copy_bufs(n, 6, &a, &b, &d));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
@@ -245,11 +247,7 @@ static int many_streams_and_destroy(void)
 	void *d;
 
 	CHECK(t_ctx());
-	a = host_buf(n * 32);
-	b = host_buf(n * 32);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n * 32));
-	t_fill(a, n * 32, 3);
+	CHECK_OK(copy_bufs(n * 32, 3, &a, &b, &d));
 	for (i = 0; i < 32; i++) {
 		CHECK_OK(accel_stream_create(NULL, 0, i & 1 ? -1 : 0, &s[i]));
 		CHECK_OK(accel_memcpy_async(s[i], (char *)d + i * n, a + i * n,
