@@ -165,9 +165,7 @@ static int cross_stream_event(void)
 	accel_event_t ev;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(t_two_streams(&s1, &s2));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
 	CHECK_OK(copy_bufs(n, 8, &a, &b, &d));
 	CHECK_OK(accel_memcpy_async(s1, d, a, n, ACCEL_MEMCPY_H2D));

@@ -330,9 +330,7 @@ static int synchronize_reports_failed_stream(void)
 	accel_event_t g1, bad;
 	accel_stream_t s1, s2;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(t_two_streams(&s1, &s2));
 	CHECK_OK(t_gate(s2, &bad));
 	CHECK(gated_copy(s1, &g1, &o1, 3) == 0);
 	CHECK_OK(accel_event_signal(bad, 0, ACCEL_EVENT_SIGNAL_ERROR));

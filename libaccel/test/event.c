@@ -273,9 +273,7 @@ static int wait_before_record_waits_for_nothing(void)
 	accel_event_t gate, done;
 	pthread_t t;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &waiter));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &r.s));
+	CHECK_OK(t_two_streams(&waiter, &r.s));
 	CHECK_OK(accel_event_create(NULL, 0, &r.ev));
 	CHECK_OK(accel_event_create(NULL, 0, &done));
 	CHECK_OK(t_gate(r.s, &gate));	/* the record will stay pending */
@@ -305,9 +303,7 @@ static int cross_stream_order(void)
 	unsigned char *h, *out;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &a));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
+	CHECK_OK(t_two_streams(&a, &b));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 4096, 0));

@@ -163,12 +163,36 @@ static inline int t_check_fill(const void *p, size_t n, unsigned int seed)
 	return 1;
 }
 
+/*
+ * The start of a lifetime test: @n bytes of @src filled with t_fill(@seed),
+ * then their H2D copy into @dev queued on @s behind a new gate. 0 or -errno.
+ */
+static inline int t_gated_h2d(accel_stream_t s, void *dev, void *src,
+			      size_t n, unsigned int seed, accel_event_t *gate)
+{
+	int ret;
+
+	t_fill(src, n, seed);
+	ret = t_gate(s, gate);
+	if (!ret)
+		ret = accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D);
+	return ret;
+}
+
 /* A stream on a new context of t_ctx(), its current one. 0 or -errno. */
 static inline int t_stream(accel_stream_t *s)
 {
 	if (!t_ctx())
 		return -ENODEV;
 	return accel_stream_create(NULL, 0, 0, s);
+}
+
+/* Two streams of one new context, as t_stream(). 0 or -errno. */
+static inline int t_two_streams(accel_stream_t *a, accel_stream_t *b)
+{
+	int ret = t_stream(a);
+
+	return ret ? ret : accel_stream_create(NULL, 0, 0, b);
 }
 
 /* t_stream() and @n bytes of device memory. 0 or -errno. */

@@ -88,9 +88,7 @@ static int across_streams_no_false_dependency(void)
 	accel_event_t ev;
 	int fx = 0, fy = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &x));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &y));
+	CHECK_OK(t_two_streams(&x, &y));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(accel_event_record(ev, y));	/* placeholder point */
 	CHECK_OK(accel_stream_synchronize(y, ACCEL_TIMEOUT_INFINITE));

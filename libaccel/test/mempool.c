@@ -13,13 +13,9 @@
 /* Two streams of a new context whose pool keeps every idle chunk. */
 static int two_streams(accel_stream_t *s1, accel_stream_t *s2)
 {
-	int ret = t_stream(s1);
+	int ret = t_two_streams(s1, s2);
 
-	if (!ret)
-		ret = accel_stream_create(NULL, 0, 0, s2);
-	if (!ret)
-		ret = accel_mem_pool_set_release_threshold(NULL, UINT64_MAX);
-	return ret;
+	return ret ? ret : accel_mem_pool_set_release_threshold(NULL, UINT64_MAX);
 }
 
 /* A block *@a of @s1 that a D2H copy on @s2, held back by *@gate, reads. */

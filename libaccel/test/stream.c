@@ -119,9 +119,7 @@ static int destroy_with_queued_work(void)
 	CHECK_OK(accel_host_alloc(NULL, (void **)&b, 4096, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 4096));
 	CHECK_OK(accel_event_create(NULL, 0, &done));
-	t_fill(a, 4096, 9);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, a, 4096, ACCEL_MEMCPY_H2D));
+	CHECK_OK(t_gated_h2d(s, d, a, 4096, 9, &gate));
 	CHECK_OK(accel_memcpy_async(s, b, d, 4096, ACCEL_MEMCPY_D2H));
 	CHECK_OK(accel_event_record(done, s));
 	CHECK_OK(accel_stream_destroy(s));
