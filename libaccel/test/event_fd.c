@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "helpers.h"
+#include "../../selftests/accelstream/fd_pass.h"
 
 /* A deadline for things that must happen: a hang guard, not a timing. */
 #define HANG_MS		20000
@@ -385,41 +386,6 @@ static int too_many_pending(void)
 	CHECK_OK(accel_event_export_fd(ev, &fds[0]));
 	close(fds[0]);
 	return T_PASS;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char c = 'x', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /*
