@@ -298,7 +298,7 @@ bool asc_engine_outranked(s32 prio, s32 other_prio,
 			  const struct asc_queue *oq, bool closing,
 			  bool executor);
 
-/* Events. */
+/* Events (asc_event.c). */
 void asc_event_init(struct asc_event *ev, u32 flags);
 int asc_event_state(const struct asc_event *ev, int *error);
 bool asc_event_signal(struct asc_event *ev, u64 value, bool error);
@@ -320,7 +320,7 @@ int asc_region_release(struct asc_region *r, u32 flags);
 bool asc_region_conflicts(const struct asc_region *r, u32 kind, u64 addr,
 			  u64 size);
 
-/* User events and host waits. */
+/* User events and host waits (asc_event.c). */
 int asc_event_signal_user(struct asc_event *ev,
 			  const struct accel_event_signal *s, bool *wake);
 int asc_wait_entry_validate(const struct asc_event *ev,

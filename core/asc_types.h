@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Types of the pure scheduling core, so that the very same asc_core.c builds
+ * Types of the pure scheduling core, so that the very same core/asc_*.c build
  * in the kernel module and in userspace (libaccel's in-process transport and
  * the unit tests).
  */

@@ -192,6 +192,13 @@ static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 
 /* The context named by @ctx, or the current one for NULL; referenced. */
 int accel_ctx_get(accel_context *ctx, struct accel_ctx **out);
+/*
+ * The preamble of a call on a context: -EINVAL when @args_ok, the call's
+ * own checks of its arguments, is false (before any lookup, so bad input
+ * changes nothing), else accel_ctx_get().
+ */
+int accel_ctx_get_checked(accel_context *ctx, bool args_ok,
+			  struct accel_ctx **out);
 void accel_ctx_put(struct accel_ctx *ctx);
 /* The calling thread's current context (or the primary), lost or not. */
 int accel_ctx_get_current(struct accel_ctx **out);
@@ -202,6 +209,9 @@ void accel_child_unlink(struct accel_child *child);
 
 /* A stream handle, ACCEL_STREAM_DEFAULT included; referenced. */
 int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out);
+/* As accel_ctx_get_checked(), for a call on a stream. */
+int accel_stream_get_checked(accel_stream_t stream, bool args_ok,
+			     struct accel_stream_impl **out);
 void accel_stream_put(struct accel_stream_impl *s);
 /*
  * A failed stream fails every call on it: the calls that queue nothing

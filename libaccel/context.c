@@ -563,18 +563,37 @@ static int ctx_inherited(struct accel_ctx *ctx)
 	return -EACCES;
 }
 
-int accel_ctx_get(accel_context *handle, struct accel_ctx **out)
+/* As ctx_get_any(), for a context this process created: lost or not. */
+static int ctx_get_own(accel_context *handle, struct accel_ctx **out)
 {
 	int ret = ctx_get_any(handle, out);
 
 	if (ret)
 		return ret;
 	ret = ctx_inherited(*out);
-	if (!ret)
-		ret = accel_backend_check(*out);
 	if (ret)
 		accel_ctx_put(*out);
 	return ret;
+}
+
+int accel_ctx_get(accel_context *handle, struct accel_ctx **out)
+{
+	int ret = ctx_get_own(handle, out);
+
+	if (ret)
+		return ret;
+	ret = accel_backend_check(*out);
+	if (ret)
+		accel_ctx_put(*out);
+	return ret;
+}
+
+int accel_ctx_get_checked(accel_context *handle, bool args_ok,
+			  struct accel_ctx **out)
+{
+	if (!args_ok)
+		return -EINVAL;
+	return accel_ctx_get(handle, out);
 }
 
 static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
@@ -665,9 +684,7 @@ int accel_context_get_current(accel_context **out)
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	ret = accel_ctx_get(NULL, &ctx);
+	ret = accel_ctx_get_checked(NULL, out, &ctx);
 	if (ret)
 		return ret;
 	*out = (accel_context *)(uintptr_t)ctx->handle;
@@ -682,9 +699,7 @@ int accel_context_get_transport(accel_context *handle, const char **name)
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!name)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, name, &ctx);
 	if (ret)
 		return ret;
 	*name = ctx->ops->name;
@@ -701,14 +716,9 @@ int accel_context_get_backend(accel_context *handle, const char **name)
 
 	if (!name)
 		return -EINVAL;
-	ret = ctx_get_any(handle, &ctx);
+	ret = ctx_get_own(handle, &ctx);
 	if (ret)
 		return ret;
-	ret = ctx_inherited(ctx);
-	if (ret) {
-		accel_ctx_put(ctx);
-		return ret;
-	}
 	*name = accel_backend_name(ctx);
 	accel_ctx_put(ctx);
 	return 0;
@@ -737,9 +747,7 @@ int accel_stream_priority_range(accel_context *handle, int *least,
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!least || !greatest)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, least && greatest, &ctx);
 	if (ret)
 		return ret;
 	*least = ctx->info.least_priority;

@@ -166,6 +166,13 @@ static int check_kind(enum accel_memcpy_kind kind, const struct side *dst,
 	return -EINVAL;
 }
 
+/* A copy's pointers: both given, neither range wrapping past the top. */
+static bool copy_args_ok(const void *dst, const void *src, size_t bytes)
+{
+	return dst && src && (uintptr_t)dst + bytes >= (uintptr_t)dst &&
+	       (uintptr_t)src + bytes >= (uintptr_t)src;
+}
+
 static void check_done_fn(void *arg)
 {
 	struct check_done *cd = arg;
@@ -212,12 +219,9 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	uint64_t seq = 0;
 	int ret;
 
-	if (!dst || !src || (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
-		return -EINVAL;
-	if ((uintptr_t)dst + bytes < (uintptr_t)dst ||
-	    (uintptr_t)src + bytes < (uintptr_t)src)
-		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = accel_stream_get_checked(stream, copy_args_ok(dst, src, bytes) &&
+				       (unsigned int)kind <= ACCEL_MEMCPY_DEFAULT,
+				       &s);
 	if (ret)
 		return ret;
 	ctx = s->child.ctx;
@@ -323,9 +327,7 @@ static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 	struct side d, sr;
 	int ret;
 
-	if (!dst || !src ||
-	    (uintptr_t)dst + bytes < (uintptr_t)dst ||
-	    (uintptr_t)src + bytes < (uintptr_t)src)
+	if (!copy_args_ok(dst, src, bytes))
 		return -EINVAL;
 	ret = resolve_locked(ctx, dst, bytes, &d);
 	if (!ret)
@@ -360,8 +362,7 @@ static int copy_precheck(struct accel_ctx *ctx, void *dst, const void *src,
 	struct side d, sr;
 	int ret;
 
-	if (!dst || !src || (uintptr_t)dst + bytes < (uintptr_t)dst ||
-	    (uintptr_t)src + bytes < (uintptr_t)src)
+	if (!copy_args_ok(dst, src, bytes))
 		return -EINVAL;
 	if (!bytes)
 		return 0;
@@ -484,12 +485,8 @@ int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 	struct side d, sr;
 	int count, ret;
 
-	if (!dst || !src)
-		return -EINVAL;
-	if ((uintptr_t)dst + bytes < (uintptr_t)dst ||
-	    (uintptr_t)src + bytes < (uintptr_t)src)
-		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = accel_stream_get_checked(stream, copy_args_ok(dst, src, bytes),
+				       &s);
 	if (ret)
 		return ret;
 	ctx = s->child.ctx;
@@ -598,7 +595,7 @@ int accel_memset_async(accel_stream_t stream, void *ptr, int value,
 
 	/* As memset(3) and cudaMemsetAsync: the value as an unsigned char. */
 	return memset_async(stream, ptr, (unsigned char)value, 1, bytes,
-			    "accel_memset_async");
+			    __func__);
 }
 
 ACCEL_EXPORT
@@ -607,8 +604,7 @@ int accel_memset_d16_async(accel_stream_t stream, void *ptr, uint16_t value,
 {
 	ACCEL_API_ENTER();
 
-	return memset_async(stream, ptr, value, 2, count,
-			    "accel_memset_d16_async");
+	return memset_async(stream, ptr, value, 2, count, __func__);
 }
 
 ACCEL_EXPORT
@@ -617,8 +613,7 @@ int accel_memset_d32_async(accel_stream_t stream, void *ptr, uint32_t value,
 {
 	ACCEL_API_ENTER();
 
-	return memset_async(stream, ptr, value, 4, count,
-			    "accel_memset_d32_async");
+	return memset_async(stream, ptr, value, 4, count, __func__);
 }
 
 /* Bytes a 2D area spans: (@height - 1) * @pitch + @width; false on overflow. */

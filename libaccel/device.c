@@ -63,9 +63,7 @@ int accel_device_get_count(accel_context *handle, int *count)
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!count)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, count, &ctx);
 	if (ret)
 		return ret;
 	ret = ctx->backend->device_query(ctx, &dev);
@@ -86,9 +84,7 @@ int accel_device_get_properties(accel_context *handle,
 	bool known = true;
 	int ret;
 
-	if (!prop)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, prop, &ctx);
 	if (ret)
 		return ret;
 	memset(&dev, 0, sizeof(dev));
@@ -125,9 +121,7 @@ int accel_mem_get_info(accel_context *handle, size_t *free_bytes,
 	size_t f, t;
 	int ret;
 
-	if (!free_bytes || !total_bytes)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, free_bytes && total_bytes, &ctx);
 	if (ret)
 		return ret;
 	ret = ctx->backend->mem_info(ctx, &f, &t);
@@ -267,9 +261,7 @@ int accel_context_get_device(accel_context *handle, int *device)
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!device)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, device, &ctx);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&ctx->dev_lock);
@@ -286,9 +278,7 @@ int accel_stream_get_device(accel_stream_t stream, int *device)
 	struct accel_stream_impl *s;
 	int ret;
 
-	if (!device)
-		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = accel_stream_get_checked(stream, device, &s);
 	if (ret)
 		return ret;
 	ret = accel_stream_error(s);
@@ -311,9 +301,7 @@ int accel_device_can_access_peer(accel_context *handle, int *can_access,
 	struct accel_ctx *ctx;
 	int count, ret;
 
-	if (!can_access)
-		return -EINVAL;
-	ret = accel_ctx_get(handle, &ctx);
+	ret = accel_ctx_get_checked(handle, can_access, &ctx);
 	if (ret)
 		return ret;
 	ret = accel_ctx_device_count(ctx, &count);

@@ -50,6 +50,56 @@ static int event_get(accel_event_t event, struct accel_event_impl **out)
 }
 
 /*
+ * The event and the stream a record or a stream-ordered event operation
+ * names, both live and of one context (-EINVAL otherwise); on success both
+ * are held until event_stream_put().
+ */
+static int event_stream_get(accel_event_t event, accel_stream_t stream,
+			    struct accel_event_impl **ev,
+			    struct accel_stream_impl **s)
+{
+	int ret = event_get(event, ev);
+
+	if (ret)
+		return ret;
+	ret = accel_stream_get(stream, s);
+	if (!ret && (*s)->child.ctx != (*ev)->child.ctx) {
+		accel_stream_put(*s);
+		ret = -EINVAL;
+	}
+	if (ret)
+		event_put(*ev);
+	return ret;
+}
+
+static void event_stream_put(struct accel_event_impl *ev,
+			     struct accel_stream_impl *s)
+{
+	accel_stream_put(s);
+	event_put(ev);
+}
+
+/*
+ * A new event with @flags for the live context @ctxh, its kernel event
+ * still to be made; on success the caller holds @ctx until it puts it.
+ */
+static int event_alloc(accel_context *ctxh, unsigned int flags,
+		       struct accel_ctx **ctx, struct accel_event_impl **ev)
+{
+	int ret = accel_ctx_get(ctxh, ctx);
+
+	if (ret)
+		return ret;
+	*ev = calloc(1, sizeof(**ev));
+	if (!*ev) {
+		accel_ctx_put(*ctx);
+		return -ENOMEM;
+	}
+	(*ev)->flags = flags;
+	return 0;
+}
+
+/*
  * Give @ev, whose kernel event exists, its handle in @ctx; on failure the
  * kernel event is destroyed and @ev freed.
  */
@@ -87,25 +137,17 @@ int accel_event_create(accel_context *ctxh, unsigned int flags,
 	if (!out || (flags & ~(ACCEL_EVENT_DISABLE_TIMING | ACCEL_EVENT_HOST |
 			       ACCEL_EVENT_BLOCKING_SYNC)))
 		return -EINVAL;
-	ret = accel_ctx_get(ctxh, &ctx);
+	ret = event_alloc(ctxh, flags, &ctx, &ev);
 	if (ret)
 		return ret;
-	ev = calloc(1, sizeof(*ev));
-	if (!ev) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ev->flags = flags;
 	ret = accel_kevent_create(ctx, (flags & ACCEL_EVENT_HOST) ?
 				  ACCEL_EVENT_USER :
 				  (flags & ACCEL_EVENT_DISABLE_TIMING) ?
 				  0 : ACCEL_EVENT_TIMING, &ev->kevent);
-	if (ret) {
+	if (ret)
 		free(ev);
-		goto out;
-	}
-	ret = event_publish(ctx, ev, out);
-out:
+	else
+		ret = event_publish(ctx, ev, out);
 	accel_ctx_put(ctx);
 	return ret;
 }
@@ -140,24 +182,14 @@ int accel_event_record(accel_event_t event, accel_stream_t stream)
 	struct accel_event_impl *ev;
 	int ret;
 
-	ret = event_get(event, &ev);
+	ret = event_stream_get(event, stream, &ev, &s);
 	if (ret)
 		return ret;
-	ret = accel_stream_get(stream, &s);
-	if (ret)
-		goto out_event;
-	if (s->child.ctx != ev->child.ctx) {
-		ret = -EINVAL;
-		goto out;
-	}
 	memset(&rec, 0, sizeof(rec));
 	rec.event = ev->kevent;
 	rec.stream = s->kstream;
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_EVENT_RECORD, &rec);
-out:
-	accel_stream_put(s);
-out_event:
-	event_put(ev);
+	event_stream_put(ev, s);
 	return ret;
 }
 
@@ -227,11 +259,13 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
 	if (ret)
 		return ret;
 	ret = event_get(end, &b);
-	if (ret)
-		goto out_a;
-	if (a->child.ctx != b->child.ctx) {
+	if (!ret && a->child.ctx != b->child.ctx) {
+		event_put(b);
 		ret = -EINVAL;
-		goto out;
+	}
+	if (ret) {
+		event_put(a);
+		return ret;
 	}
 	memset(&el, 0, sizeof(el));
 	el.start = a->kevent;
@@ -239,9 +273,7 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
 	ret = accel_ioctl(a->child.ctx, ACCEL_IOC_EVENT_ELAPSED, &el);
 	if (!ret)
 		*ms = (float)((double)el.elapsed_ns / 1e6);
-out:
 	event_put(b);
-out_a:
 	event_put(a);
 	return ret;
 }
@@ -257,25 +289,15 @@ static int submit_event_op(accel_stream_t stream, accel_event_t event,
 
 	if (flags)
 		return -EINVAL;
-	ret = event_get(event, &ev);
+	ret = event_stream_get(event, stream, &ev, &s);
 	if (ret)
 		return ret;
-	ret = accel_stream_get(stream, &s);
-	if (ret)
-		goto out_event;
-	if (s->child.ctx != ev->child.ctx) {
-		ret = -EINVAL;
-		goto out;
-	}
 	memset(&d, 0, sizeof(d));
 	d.op = op;
 	d.event = ev->kevent;
 	d.value = value;
 	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
-out:
-	accel_stream_put(s);
-out_event:
-	event_put(ev);
+	event_stream_put(ev, s);
 	return ret;
 }
 
@@ -419,15 +441,9 @@ int accel_event_import_fd(accel_context *ctxh, int fd, accel_event_t *out)
 		return -EINVAL;
 	if (fd < 0)
 		return -EBADF;
-	ret = accel_ctx_get(ctxh, &ctx);
+	ret = event_alloc(ctxh, ACCEL_EVENT_DISABLE_TIMING, &ctx, &ev);
 	if (ret)
 		return ret;
-	ev = calloc(1, sizeof(*ev));
-	if (!ev) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ev->flags = ACCEL_EVENT_DISABLE_TIMING;
 	memset(&im, 0, sizeof(im));
 	im.fd = fd;
 	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_IMPORT, &im);
@@ -435,11 +451,10 @@ int accel_event_import_fd(accel_context *ctxh, int fd, accel_event_t *out)
 		if (ret == -EINVAL)
 			accel_set_error("fd %d is not an exported accelstream event", fd);
 		free(ev);
-		goto out;
+	} else {
+		ev->kevent = im.handle;
+		ret = event_publish(ctx, ev, out);
 	}
-	ev->kevent = im.handle;
-	ret = event_publish(ctx, ev, out);
-out:
 	accel_ctx_put(ctx);
 	return ret;
 }

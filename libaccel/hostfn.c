@@ -276,9 +276,7 @@ int accel_launch_host_func(accel_stream_t stream, accel_host_fn fn, void *arg)
 	struct accel_stream_impl *s;
 	int ret;
 
-	if (!fn)
-		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = accel_stream_get_checked(stream, fn, &s);
 	if (ret)
 		return ret;
 	ret = accel_hostfn_launch(s->child.ctx, s->kstream, fn, arg);
@@ -318,9 +316,7 @@ int accel_stream_add_callback(accel_stream_t stream,
 	struct accel_stream_impl *s;
 	int ret;
 
-	if (!fn || flags)
-		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = accel_stream_get_checked(stream, fn && !flags, &s);
 	if (ret)
 		return ret;
 	ret = hostfn_launch(s->child.ctx, s->kstream, NULL, NULL, fn, stream,

@@ -199,9 +199,8 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 	void *p;
 	int ret;
 
-	if (!ptr || !size || (flags & ~ACCEL_HOST_ALLOC_PORTABLE))
-		return -EINVAL;
-	ret = accel_ctx_get(ctxh, &ctx);
+	ret = accel_ctx_get_checked(ctxh,
+				     ptr && size && !(flags & ~ACCEL_HOST_ALLOC_PORTABLE), &ctx);
 	if (ret)
 		return ret;
 	memset(&r, 0, sizeof(r));
@@ -285,9 +284,7 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!dev_ptr || !size)
-		return -EINVAL;
-	ret = accel_ctx_get(ctxh, &ctx);
+	ret = accel_ctx_get_checked(ctxh, dev_ptr && size, &ctx);
 	if (ret)
 		return ret;
 	memset(&r, 0, sizeof(r));

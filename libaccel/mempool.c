@@ -252,9 +252,7 @@ int accel_free_async(accel_stream_t stream, void *dev_ptr)
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!dev_ptr)
-		return -EINVAL;
-	ret = accel_stream_get(stream, &s);
+	ret = accel_stream_get_checked(stream, dev_ptr, &s);
 	if (ret)
 		return ret;
 	ctx = s->child.ctx;
@@ -456,9 +454,7 @@ int accel_mem_pool_get_usage(accel_context *ctxh, size_t *reserved,
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!reserved || !used)
-		return -EINVAL;
-	ret = accel_ctx_get(ctxh, &ctx);
+	ret = accel_ctx_get_checked(ctxh, reserved && used, &ctx);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&ctx->lock);

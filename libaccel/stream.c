@@ -138,9 +138,8 @@ int accel_stream_create(accel_context *ctxh, unsigned int flags, int priority,
 	struct accel_ctx *ctx;
 	int ret;
 
-	if (!out || (flags & ~ACCEL_STREAM_NON_BLOCKING))
-		return -EINVAL;
-	ret = accel_ctx_get(ctxh, &ctx);
+	ret = accel_ctx_get_checked(ctxh,
+				     out && !(flags & ~ACCEL_STREAM_NON_BLOCKING), &ctx);
 	if (ret)
 		return ret;
 	ret = stream_new(ctx, flags, priority, false, &s);
@@ -228,6 +227,14 @@ int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
 	if (ret)
 		accel_stream_put(*out);
 	return ret;
+}
+
+int accel_stream_get_checked(accel_stream_t stream, bool args_ok,
+			     struct accel_stream_impl **out)
+{
+	if (!args_ok)
+		return -EINVAL;
+	return accel_stream_get(stream, out);
 }
 
 void accel_stream_put(struct accel_stream_impl *s)

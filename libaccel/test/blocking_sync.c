@@ -19,8 +19,7 @@ static int flags_accepted(void)
 	accel_event_t a, b, c;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_BLOCKING_SYNC, &a));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_BLOCKING_SYNC |
 				    ACCEL_EVENT_DISABLE_TIMING, &b));
@@ -91,8 +90,7 @@ static int sleep_while_gated(unsigned int n, unsigned int extra)
 	pthread_t t;
 	unsigned int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(t_gate(s, &gate));
 	for (i = 0; i < n; i++) {
 		CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_BLOCKING_SYNC |

@@ -133,13 +133,30 @@ static void *open_gate_later(void *arg)
 	return NULL;
 }
 
+/*
+ * 4096 bytes from @src into the pageable @dst on the gated @s: the bytes,
+ * t_fill(@seed), are there when cudaMemcpyAsync() returns.
+ */
+static int copy_done_on_return(cudaStream_t s, void *dst, const void *src,
+			       enum cudaMemcpyKind kind, unsigned int seed)
+{
+	struct opener o = { 0 };
+	pthread_t th;
+
+	CHECK_OK(t_gate(s, &o.gate));
+	CHECK(pthread_create(&th, NULL, open_gate_later, &o) == 0);
+	CHECK(cudaMemcpyAsync(dst, src, 4096, kind, s) == cudaSuccess);
+	o.returned = 1;
+	CHECK(t_check_fill(dst, 4096, seed));
+	pthread_join(th, NULL);
+	return T_PASS;
+}
+
 static int cuda_memcpy_async_pageable_dst_done_on_return(void)
 {
 	accel_context *ctx = t_ctx();
-	struct opener o = { 0 };
 	unsigned char *h, *dst, *src;
 	cudaStream_t s;
-	pthread_t th;
 	void *d;
 
 	CHECK(ctx);
@@ -149,16 +166,9 @@ static int cuda_memcpy_async_pageable_dst_done_on_return(void)
 	t_fill(h, 4096, 9);
 	CHECK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s) ==
 	      cudaSuccess);
-	dst = malloc(4096);
+	dst = calloc(1, 4096);
 	CHECK(dst);
-	memset(dst, 0, 4096);
-	CHECK_OK(t_gate(s, &o.gate));
-	CHECK(pthread_create(&th, NULL, open_gate_later, &o) == 0);
-	CHECK(cudaMemcpyAsync(dst, d, 4096, cudaMemcpyDeviceToHost, s) ==
-	      cudaSuccess);
-	o.returned = 1;
-	CHECK(t_check_fill(dst, 4096, 9));
-	pthread_join(th, NULL);
+	CHECK_OK(copy_done_on_return(s, dst, d, cudaMemcpyDeviceToHost, 9));
 	free(dst);	/* at once, as a CUDA program may */
 	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
 
@@ -167,14 +177,7 @@ static int cuda_memcpy_async_pageable_dst_done_on_return(void)
 	dst = calloc(1, 4096);
 	CHECK(src && dst);
 	t_fill(src, 4096, 11);
-	o.returned = 0;
-	CHECK_OK(t_gate(s, &o.gate));
-	CHECK(pthread_create(&th, NULL, open_gate_later, &o) == 0);
-	CHECK(cudaMemcpyAsync(dst, src, 4096, cudaMemcpyHostToHost, s) ==
-	      cudaSuccess);
-	o.returned = 1;
-	CHECK(t_check_fill(dst, 4096, 11));
-	pthread_join(th, NULL);
+	CHECK_OK(copy_done_on_return(s, dst, src, cudaMemcpyHostToHost, 11));
 	free(dst);
 	free(src);
 	CHECK(cudaStreamSynchronize(s) == cudaSuccess);

@@ -20,6 +20,28 @@ static unsigned char *host_buf(size_t n)
 	return p;
 }
 
+/*
+ * Pinned @a holding t_fill(@seed) and pinned @b, @n bytes each, and @dn
+ * bytes of device memory @d.
+ */
+static int copy_bufs_dev(size_t n, size_t dn, unsigned int seed,
+			 unsigned char **a, unsigned char **b, void **d)
+{
+	*a = host_buf(n);
+	*b = host_buf(n);
+	if (!*a || !*b)
+		return -ENOMEM;
+	t_fill(*a, n, seed);
+	return accel_malloc(NULL, d, dn);
+}
+
+/* The same with @n bytes of device memory. */
+static int copy_bufs(size_t n, unsigned int seed, unsigned char **a,
+		     unsigned char **b, void **d)
+{
+	return copy_bufs_dev(n, n, seed, a, b, d);
+}
+
 static int backend_is_cuda(void)
 {
 	const char *name = NULL;
@@ -39,16 +61,11 @@ static int round_trip_sizes(void)
 	unsigned int i;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t n = sizes[i];
 
-		a = host_buf(n);
-		b = host_buf(n);
-		CHECK(a && b);
-		CHECK_OK(accel_malloc(NULL, &d, n));
-		t_fill(a, n, i + 1);
+		CHECK_OK(copy_bufs(n, i + 1, &a, &b, &d));
 		CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 		CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
 		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
@@ -68,8 +85,7 @@ static int registered_and_d2d(void)
 	void *d1, *d2;
 
 	CHECK(a && b);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_register(NULL, a, n, 0));
 	CHECK_OK(accel_host_register(NULL, b, n, 0));
 	CHECK_OK(accel_malloc(NULL, &d1, n));
@@ -100,13 +116,8 @@ static int small_copies_batched(void)
 	unsigned int i;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	a = host_buf(n * 64);
-	b = host_buf(n * 64);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n * 64));
-	t_fill(a, n * 64, 4);
+	CHECK_OK(t_stream(&s));
+	CHECK_OK(copy_bufs(n * 64, 4, &a, &b, &d));
 	CHECK_OK(t_gate(s, &gate));
 	for (i = 0; i < n; i++)
 		CHECK_OK(accel_memcpy_async(s, (char *)d + i * 64, a + i * 64,
@@ -131,13 +142,8 @@ static int dependent_copies_in_one_fetch(void)
 	unsigned int i;
 	char *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	a = host_buf(n);
-	b = host_buf(n);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, (void **)&d, n * (links + 1)));
-	t_fill(a, n, 5);
+	CHECK_OK(t_stream(&s));
+	CHECK_OK(copy_bufs_dev(n, n * (links + 1), 5, &a, &b, (void **)&d));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 	for (i = 0; i < links; i++)
@@ -159,15 +165,9 @@ static int cross_stream_event(void)
 	accel_event_t ev;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(t_two_streams(&s1, &s2));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
-	a = host_buf(n);
-	b = host_buf(n);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	t_fill(a, n, 8);
+	CHECK_OK(copy_bufs(n, 8, &a, &b, &d));
 	CHECK_OK(accel_memcpy_async(s1, d, a, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_event_record(ev, s1));
 	CHECK_OK(accel_stream_wait_event(s2, ev, 0));
@@ -186,9 +186,7 @@ static int pageable_both_sides(void)
 	void *d;
 
 	CHECK(a && b);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	CHECK_OK(t_dev_setup(n, &s, &d));
 	t_fill(a, n, 2);
 	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 	memset(a, 0, n);	/* staged: the caller may reuse it at once */
@@ -209,13 +207,8 @@ static int stream_ordered_free(void)
 	accel_stream_t s;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	a = host_buf(n);
-	b = host_buf(n);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n));
-	t_fill(a, n, 6);
+	CHECK_OK(t_stream(&s));
+	CHECK_OK(copy_bufs(n, 6, &a, &b, &d));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_memcpy_async(s, b, d, n, ACCEL_MEMCPY_D2H));
@@ -252,11 +245,7 @@ static int many_streams_and_destroy(void)
 	void *d;
 
 	CHECK(t_ctx());
-	a = host_buf(n * 32);
-	b = host_buf(n * 32);
-	CHECK(a && b);
-	CHECK_OK(accel_malloc(NULL, &d, n * 32));
-	t_fill(a, n * 32, 3);
+	CHECK_OK(copy_bufs(n * 32, 3, &a, &b, &d));
 	for (i = 0; i < 32; i++) {
 		CHECK_OK(accel_stream_create(NULL, 0, i & 1 ? -1 : 0, &s[i]));
 		CHECK_OK(accel_memcpy_async(s[i], (char *)d + i * n, a + i * n,
@@ -293,8 +282,7 @@ static int retires_without_waiter(void)
 	unsigned int i, tries;
 	char *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
 	a = host_buf(n * k);
 	b = host_buf(n * k);
@@ -348,8 +336,7 @@ static int memset_and_2d_mapping(void)
 	dl = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
 	if (dl)
 		calls = (long (*)(const char *))dlsym(dl, "fake_cuda_calls");
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((h = host_buf(n)) && (o = host_buf(n)));
 	CHECK_OK(accel_malloc(NULL, &d, n));
 	if (calls) {

@@ -91,6 +91,38 @@ static int wait_held(long n)
 	return 0;
 }
 
+/*
+ * The start of a test of the issuer: T_PASS with a stream *@s of a
+ * hot_ctx() and the stand-in's hooks there, else T_SKIP (or T_FAIL).
+ */
+static int hot_start(accel_stream_t *s)
+{
+	int skip;
+
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
+	return T_PASS;
+}
+
+/* 64 bytes @src to @dst on @s, waited for: the issuer thread is awake. */
+static int warm(accel_stream_t s, void *dst, const void *src)
+{
+	CHECK_OK(accel_memcpy_async(s, dst, src, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	return T_PASS;
+}
+
+/* 64 bytes @src to @dst on @s, the issuer held inside that copy call. */
+static int hold_issuer(accel_stream_t s, void *dst, const void *src)
+{
+	f_hold(1);
+	CHECK_OK(accel_memcpy_async(s, dst, src, 64, ACCEL_MEMCPY_H2D));
+	CHECK(wait_held(1));
+	return T_PASS;
+}
+
 static unsigned char *host_buf(size_t n)
 {
 	void *p = NULL;
@@ -138,7 +170,7 @@ static int isolated_copy_issued_at_once(void)
  */
 static int burst_batched_while_issuing(void)
 {
-	int skip;
+	int ret;
 	const unsigned int k = 16;
 	unsigned char *h;
 	accel_stream_t s;
@@ -146,22 +178,18 @@ static int burst_batched_while_issuing(void)
 	unsigned int i;
 	char *d;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	ret = hot_start(&s);
+	if (ret != T_PASS)
+		return ret;
 	h = host_buf(128 * (k + 2));
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
 	t_fill(h, 128 * (k + 2), 2);
 	/* Warm: this one goes down inline and wakes the issuer. */
-	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK_OK(warm(s, d, h));
 
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s, d + 128, h + 128, 64, ACCEL_MEMCPY_H2D));
 	/* The issuer is inside the copy call; this thread is not. */
-	CHECK(wait_held(1));
+	CHECK_OK(hold_issuer(s, d + 128, h + 128));
 	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
 	items = f_count("batch_items");
@@ -209,16 +237,15 @@ static int burst_batched_while_issuing(void)
  */
 static int burst_keeps_order(void)
 {
-	int skip;
+	int ret;
 	unsigned char *h1, *h2, *out;
 	accel_stream_t s;
 	unsigned int i;
 	char *d;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	ret = hot_start(&s);
+	if (ret != T_PASS)
+		return ret;
 	h1 = host_buf(4096);
 	h2 = host_buf(4096);
 	out = host_buf(4096);
@@ -227,12 +254,9 @@ static int burst_keeps_order(void)
 	t_fill(h1, 4096, 3);
 	t_fill(h2, 4096, 4);
 	memset(out, 0, 4096);
-	CHECK_OK(accel_memcpy_async(s, d, h1, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK_OK(warm(s, d, h1));
 
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s, d + 4096, h1, 64, ACCEL_MEMCPY_H2D));
-	CHECK(wait_held(1));
+	CHECK_OK(hold_issuer(s, d + 4096, h1));
 	for (i = 0; i < 8; i++) {
 		/* Written from h1, then over it from h2, then read. */
 		CHECK_OK(accel_memcpy_async(s, d + 256 * i, h1 + 256 * i, 256,
@@ -258,29 +282,25 @@ static int burst_keeps_order(void)
  */
 static int error_mid_batch_fails_its_stream(void)
 {
-	int skip;
+	int ret;
 	const unsigned int k = 8, bad = 4;
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	char *d1, *d2;
 	unsigned int i;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	ret = hot_start(&s1);
+	if (ret != T_PASS)
+		return ret;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
 	h = host_buf(128 * k);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 1)));
 	CHECK_OK(accel_malloc(NULL, (void **)&d2, 128 * k));
 	t_fill(h, 128 * k, 5);
-	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+	CHECK_OK(warm(s1, d1 + 128 * k, h));
 
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK(wait_held(1));
+	CHECK_OK(hold_issuer(s1, d1 + 128 * k, h));
 	f_fail_dst(d1 + 128 * bad);
 	for (i = 0; i < k; i++) {
 		CHECK_OK(accel_memcpy_async(s1, d1 + 128 * i, h + 128 * i, 64,

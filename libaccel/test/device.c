@@ -330,9 +330,7 @@ static int synchronize_reports_failed_stream(void)
 	accel_event_t g1, bad;
 	accel_stream_t s1, s2;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(t_two_streams(&s1, &s2));
 	CHECK_OK(t_gate(s2, &bad));
 	CHECK(gated_copy(s1, &g1, &o1, 3) == 0);
 	CHECK_OK(accel_event_signal(bad, 0, ACCEL_EVENT_SIGNAL_ERROR));
@@ -367,8 +365,7 @@ static int synchronize_in_host_fn(void)
 	struct in_fn r = { 1, 1, 0 };
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_launch_host_func(s, sync_from_host_fn, &r));
 	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
 	CHECK(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
@@ -386,8 +383,7 @@ static int synchronize_other_process(void)
 
 	if (is_cuda())
 		return T_SKIP;		/* the CUDA backend does not survive fork */
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid)

@@ -32,9 +32,7 @@ static int freed_destination(int h2h)
 	ssize_t got;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	CHECK_OK(t_dev_setup(n, &s, &d));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
 	src = malloc(n);
 	CHECK(src);

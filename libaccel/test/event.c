@@ -23,8 +23,7 @@ static int record_query_sync(void)
 	accel_event_t ev, gate;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_event_record(ev, s));
@@ -45,8 +44,7 @@ static int elapsed_time(void)
 	void *d;
 	float ms = -1;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1 << 20, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 1 << 20));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DEFAULT, &a));
@@ -76,8 +74,7 @@ static int errnos(void)
 	accel_stream_t s, s2;
 	unsigned int first;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_event_create(NULL, 0, NULL), -EINVAL);
 	CHECK_RET(accel_event_create(NULL, 0x80, &ev), -EINVAL);
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
@@ -119,8 +116,7 @@ static int stale_handle_after_new_objects(void)
 	float ms;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &old));
 	CHECK_OK(accel_event_record(old, s));
 	CHECK_OK(accel_event_destroy(old));
@@ -277,9 +273,7 @@ static int wait_before_record_waits_for_nothing(void)
 	accel_event_t gate, done;
 	pthread_t t;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &waiter));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &r.s));
+	CHECK_OK(t_two_streams(&waiter, &r.s));
 	CHECK_OK(accel_event_create(NULL, 0, &r.ev));
 	CHECK_OK(accel_event_create(NULL, 0, &done));
 	CHECK_OK(t_gate(r.s, &gate));	/* the record will stay pending */
@@ -309,9 +303,7 @@ static int cross_stream_order(void)
 	unsigned char *h, *out;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &a));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
+	CHECK_OK(t_two_streams(&a, &b));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 4096, 0));

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "helpers.h"
+#include "../../selftests/accelstream/fd_pass.h"
 
 /* A deadline for things that must happen: a hang guard, not a timing. */
 #define HANG_MS		20000
@@ -54,6 +55,30 @@ static int gate_on(accel_context *ctx, accel_stream_t s, accel_event_t *gate)
 	int ret = accel_event_create(ctx, ACCEL_EVENT_HOST, gate);
 
 	return ret ? ret : accel_stream_wait_value(s, *gate, 1, 0);
+}
+
+/* The producer's context @a and the importer's @b. */
+static bool two_ctxs(accel_context **a, accel_context **b)
+{
+	*a = t_ctx();
+	*b = t_ctx();
+	return *a && *b;
+}
+
+/*
+ * A point to export, pending: in @ctx, an event *@ev recorded on a new
+ * stream *@s behind the gate *@gate (gate_on()).
+ */
+static int pending_point(accel_context *ctx, accel_stream_t *s,
+			 accel_event_t *gate, accel_event_t *ev)
+{
+	int ret = accel_stream_create(ctx, 0, 0, s);
+
+	if (!ret)
+		ret = accel_event_create(ctx, 0, ev);
+	if (!ret)
+		ret = gate_on(ctx, *s, gate);
+	return ret ? ret : accel_event_record(*ev, *s);
 }
 
 static void noop(void *arg)
@@ -104,14 +129,9 @@ static int export_pending_then_done(void)
 	accel_event_t gate, ev, imp;
 	int fd;
 
-	a = t_ctx();
-	b = t_ctx();
-	CHECK(a && b);
-	CHECK_OK(accel_stream_create(a, 0, 0, &s));
+	CHECK(two_ctxs(&a, &b));
+	CHECK_OK(pending_point(a, &s, &gate, &ev));
 	CHECK_OK(accel_stream_create(b, 0, 0, &sb));
-	CHECK_OK(accel_event_create(a, 0, &ev));
-	CHECK_OK(gate_on(a, s, &gate));
-	CHECK_OK(accel_event_record(ev, s));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	CHECK(!readable(fd, 0));
@@ -147,8 +167,7 @@ static int export_done_at_once(void)
 	accel_stream_t s;
 	int fd;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	/* Never recorded: complete, as CUDA's. */
 	CHECK_OK(accel_event_export_fd(ev, &fd));
@@ -175,11 +194,7 @@ static int export_failed_point(void)
 	int fd;
 
 	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_event_create(NULL, 0, &ev));
-	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &gate));
-	CHECK_OK(accel_stream_wait_value(s, gate, 1, 0));
-	CHECK_OK(accel_event_record(ev, s));
+	CHECK_OK(pending_point(NULL, &s, &gate, &ev));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK_OK(accel_event_import_fd(NULL, fd, &imp));
 	/* The gate fails: so does the stream, and with it the export. */
@@ -199,14 +214,8 @@ static int producer_destroyed(void)
 	accel_stream_t s;
 	int fd;
 
-	a = t_ctx();
-	b = t_ctx();
-	CHECK(a && b);
-	CHECK_OK(accel_stream_create(a, 0, 0, &s));
-	CHECK_OK(accel_event_create(a, 0, &ev));
-	CHECK_OK(accel_event_create(a, ACCEL_EVENT_HOST, &gate));
-	CHECK_OK(accel_stream_wait_value(s, gate, 1, 0));
-	CHECK_OK(accel_event_record(ev, s));
+	CHECK(two_ctxs(&a, &b));
+	CHECK_OK(pending_point(a, &s, &gate, &ev));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK_OK(accel_event_import_fd(b, fd, &before));
 	CHECK_OK(accel_context_destroy(a));
@@ -228,14 +237,9 @@ static int close_orders(void)
 	accel_stream_t s, sb;
 	int fd, fd2, fd3;
 
-	a = t_ctx();
-	b = t_ctx();
-	CHECK(a && b);
-	CHECK_OK(accel_stream_create(a, 0, 0, &s));
+	CHECK(two_ctxs(&a, &b));
+	CHECK_OK(pending_point(a, &s, &gate, &ev));
 	CHECK_OK(accel_stream_create(b, 0, 0, &sb));
-	CHECK_OK(accel_event_create(a, 0, &ev));
-	CHECK_OK(gate_on(a, s, &gate));
-	CHECK_OK(accel_event_record(ev, s));
 	/* Closed at once: nobody waits. */
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	CHECK(close(fd) == 0);
@@ -361,8 +365,7 @@ static int too_many_pending(void)
 		printf("# RLIMIT_NOFILE cannot rise to 10000: no room for 4096 exports\n");
 		return T_SKIP;
 	}
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_event_record(ev, s));
@@ -383,41 +386,6 @@ static int too_many_pending(void)
 	CHECK_OK(accel_event_export_fd(ev, &fds[0]));
 	close(fds[0]);
 	return T_PASS;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char c = 'x', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /*
@@ -456,24 +424,35 @@ static void producer_child(int sock)
 	_exit(6);
 }
 
-static int cross_process(bool kill_it)
+/*
+ * The current context of a test that forks: T_PASS, or T_SKIP under the
+ * sanitizers whose children hang after a threaded fork (see fork.c) and
+ * with the CUDA backend, which does not survive fork().
+ */
+static int fork_ctx(void)
 {
-	accel_event_t imp = NULL;
 	const char *backend = "";
-	accel_stream_t s;
-	int sv[2], fd, status;
-	bool early;
-	pid_t pid;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	/* See fork.c: these sanitizers' children hang after a threaded fork. */
 	printf("# the sanitizer's allocator is not fork-safe with threads\n");
 	return T_SKIP;
 #endif
 	CHECK(t_ctx());
 	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
+	return strcmp(backend, "cuda") ? T_PASS : T_SKIP;
+}
+
+static int cross_process(bool kill_it)
+{
+	accel_event_t imp = NULL;
+	accel_stream_t s;
+	int sv[2], fd, status, ret;
+	bool early;
+	pid_t pid;
+
+	ret = fork_ctx();
+	if (ret != T_PASS)
+		return ret;
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
 	pid = fork();
 	CHECK(pid >= 0);
@@ -545,22 +524,13 @@ static int inherited_by_fork(void)
 {
 	accel_event_t gate, ev;
 	accel_stream_t s;
-	const char *backend = "";
-	int fd, status;
+	int fd, status, ret;
 	pid_t pid;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	printf("# the sanitizer's allocator is not fork-safe with threads\n");
-	return T_SKIP;
-#endif
-	CHECK(t_ctx());
-	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(gate_on(NULL, s, &gate));
-	CHECK_OK(accel_event_create(NULL, 0, &ev));
-	CHECK_OK(accel_event_record(ev, s));
+	ret = fork_ctx();
+	if (ret != T_PASS)
+		return ret;
+	CHECK_OK(pending_point(NULL, &s, &gate, &ev));
 	CHECK_OK(accel_event_export_fd(ev, &fd));
 	fflush(stdout);
 	pid = fork();

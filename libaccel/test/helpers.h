@@ -111,6 +111,22 @@ static inline int t_gate_open(accel_event_t gate)
 }
 
 /*
+ * Fail @s: a gate on it signalled with an error. Returns what synchronizing
+ * @s then reports, -EIO once the stream failed (or the -errno of a step).
+ */
+static inline int t_fail_stream(accel_stream_t s)
+{
+	accel_event_t gate;
+	int ret = t_gate(s, &gate);
+
+	if (!ret)
+		ret = accel_event_signal(gate, 1, ACCEL_EVENT_SIGNAL_ERROR);
+	if (!ret)
+		ret = accel_stream_synchronize(s, 10 * T_SEC);
+	return ret;
+}
+
+/*
  * A stream held back by a gate (t_gate), in @ctx or, when NULL, in a new
  * context of t_ctx(). 0 or -errno.
  */
@@ -148,19 +164,56 @@ static inline int t_check_fill(const void *p, size_t n, unsigned int seed)
 }
 
 /*
+ * The start of a lifetime test: @n bytes of @src filled with t_fill(@seed),
+ * then their H2D copy into @dev queued on @s behind a new gate. 0 or -errno.
+ */
+static inline int t_gated_h2d(accel_stream_t s, void *dev, void *src,
+			      size_t n, unsigned int seed, accel_event_t *gate)
+{
+	int ret;
+
+	t_fill(src, n, seed);
+	ret = t_gate(s, gate);
+	if (!ret)
+		ret = accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D);
+	return ret;
+}
+
+/* A stream on a new context of t_ctx(), its current one. 0 or -errno. */
+static inline int t_stream(accel_stream_t *s)
+{
+	if (!t_ctx())
+		return -ENODEV;
+	return accel_stream_create(NULL, 0, 0, s);
+}
+
+/* Two streams of one new context, as t_stream(). 0 or -errno. */
+static inline int t_two_streams(accel_stream_t *a, accel_stream_t *b)
+{
+	int ret = t_stream(a);
+
+	return ret ? ret : accel_stream_create(NULL, 0, 0, b);
+}
+
+/* t_stream() and @n bytes of device memory. 0 or -errno. */
+static inline int t_dev_setup(size_t n, accel_stream_t *s, void **dev)
+{
+	int ret = t_stream(s);
+
+	if (!ret)
+		ret = accel_malloc(NULL, dev, n);
+	return ret;
+}
+
+/*
  * The usual copy setup on the current context: a stream, @n bytes of
  * device memory and @n bytes of pinned host memory. 0 or -errno.
  */
 static inline int t_copy_setup(size_t n, accel_stream_t *s, void **dev,
 			       unsigned char **host)
 {
-	int ret;
+	int ret = t_dev_setup(n, s, dev);
 
-	if (!t_ctx())
-		return -ENODEV;
-	ret = accel_stream_create(NULL, 0, 0, s);
-	if (!ret)
-		ret = accel_malloc(NULL, dev, n);
 	if (!ret)
 		ret = accel_host_alloc(NULL, (void **)host, n, 0);
 	return ret;

@@ -86,16 +86,13 @@ static int unregister_busy_then_deferred(void)
 	unsigned char *buf, *out;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	buf = malloc(65536);
 	CHECK(buf);
 	CHECK_OK(accel_host_register(NULL, buf, 65536, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 65536, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 65536));
-	t_fill(buf, 65536, 6);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, buf, 65536, ACCEL_MEMCPY_H2D));
+	CHECK_OK(t_gated_h2d(s, d, buf, 65536, 6, &gate));
 	CHECK_OK(accel_memcpy_async(s, out, d, 65536, ACCEL_MEMCPY_D2H));
 	/* Queued work names it: refused, nothing changes. */
 	CHECK_RET(accel_host_unregister(buf, 0), -EBUSY);
@@ -126,9 +123,7 @@ static int host_free_deferred_delivers_original(void)
 
 	CHECK_OK(t_copy_setup(n, &s, &d, &out));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
-	t_fill(h, n, 7);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, h, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(t_gated_h2d(s, d, h, n, 7, &gate));
 	CHECK_OK(accel_host_free(h));
 	/* Refill: a new pinned buffer, quite possibly at the same address. */
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h2, n, 0));
@@ -165,9 +160,7 @@ static int device_malloc_free(void)
 	for (int i = 0; i < 4096; i++)
 		CHECK(out[i] == 0);
 	/* Freed with copies queued: stream-ordered, the copies complete. */
-	t_fill(h, 4096, 10);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, h, 4096, ACCEL_MEMCPY_H2D));
+	CHECK_OK(t_gated_h2d(s, d, h, 4096, 10, &gate));
 	CHECK_OK(accel_memcpy_async(s, out, d, 4096, ACCEL_MEMCPY_D2H));
 	CHECK_OK(accel_free(d));
 	CHECK_RET(accel_free(d), -ENOENT);

@@ -61,8 +61,7 @@ static int many_in_order(void)
 	accel_stream_t s;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	for (i = 0; i < 300; i++) {
 		steps[i].o = &o;
 		steps[i].idx = i;
@@ -89,9 +88,7 @@ static int across_streams_no_false_dependency(void)
 	accel_event_t ev;
 	int fx = 0, fy = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &x));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &y));
+	CHECK_OK(t_two_streams(&x, &y));
 	CHECK_OK(accel_event_create(NULL, 0, &ev));
 	CHECK_OK(accel_event_record(ev, y));	/* placeholder point */
 	CHECK_OK(accel_stream_synchronize(y, ACCEL_TIMEOUT_INFINITE));
@@ -128,8 +125,7 @@ static int errnos(void)
 {
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_launch_host_func(s, NULL, NULL), -EINVAL);
 	CHECK_OK(accel_stream_destroy(s));
 	CHECK_RET(accel_launch_host_func(s, mark, NULL), -ENOENT);

@@ -10,8 +10,7 @@ static int pinned_result_exact(void)
 	void *d;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 100 * sizeof(float), 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 100 * sizeof(float), 0));
 	CHECK_OK(accel_malloc(NULL, &d, 100 * sizeof(float)));
@@ -40,8 +39,7 @@ static int all_kinds_round_trip(void)
 	void *d1, *d2;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&a, n, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&b, n, 0));
 	reg = malloc(n);
@@ -90,8 +88,7 @@ static int offsets_inside_allocations(void)
 	unsigned char *d;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&a, n, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&b, n, 0));
 	CHECK_OK(accel_malloc(NULL, (void **)&d, n));
@@ -113,8 +110,7 @@ static int in_order_per_stream(void)
 	accel_stream_t s;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 256, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 1, 0));
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 1));
@@ -136,8 +132,7 @@ static int large_copy(void)
 	void *d;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&a, n, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&b, n, 0));
 	CHECK_OK(accel_malloc(NULL, &d, n));
@@ -155,8 +150,7 @@ static int errnos(void)
 	unsigned char *d;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 4096));
 	/* NULL pointers and unknown kinds. */
@@ -202,8 +196,7 @@ static int batch(void)
 	accel_stream_t s;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 64 * 16, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 64 * 16 + 1, 0));
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 64 * 16 + 1));

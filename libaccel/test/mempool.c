@@ -10,6 +10,30 @@
 /* One block as large as a pool chunk: the chunk holds nothing else. */
 #define CHUNK	(2U << 20)
 
+/* Two streams of a new context whose pool keeps every idle chunk. */
+static int two_streams(accel_stream_t *s1, accel_stream_t *s2)
+{
+	int ret = t_two_streams(s1, s2);
+
+	return ret ? ret : accel_mem_pool_set_release_threshold(NULL, UINT64_MAX);
+}
+
+/* A block *@a of @s1 that a D2H copy on @s2, held back by *@gate, reads. */
+static int block_read_by_gated_copy(accel_stream_t s1, accel_stream_t s2,
+				    accel_event_t *gate, void **a)
+{
+	void *h;
+	int ret = accel_host_alloc(NULL, &h, 4096, 0);
+
+	if (!ret)
+		ret = accel_malloc_async(s1, a, CHUNK);
+	if (!ret)
+		ret = t_gate(s2, gate);
+	if (!ret)
+		ret = accel_memcpy_async(s2, h, *a, 4096, ACCEL_MEMCPY_D2H);
+	return ret;
+}
+
 static int errnos(void)
 {
 	accel_stream_t s, dead;
@@ -18,8 +42,7 @@ static int errnos(void)
 	size_t res, used;
 	char stack[64];
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_malloc_async(s, NULL, 64), -EINVAL);
 	CHECK_RET(accel_malloc_async(s, &a, 0), -EINVAL);
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &dead));
@@ -88,8 +111,7 @@ static int roundtrip(void)
 	void *a, *b;
 	size_t n = 300000;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, n, 0));
 	CHECK_OK(accel_malloc_async(s, &a, n));
@@ -114,8 +136,7 @@ static int use_after_free_efault(void)
 	accel_stream_t s;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(accel_malloc_async(s, &a, 100));
 	CHECK_OK(accel_malloc_async(s, &b, 4096));
@@ -158,8 +179,7 @@ static int same_stream_reuse_at_once(void)
 	accel_stream_t s;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_malloc_async(s, &a, CHUNK));
@@ -186,10 +206,7 @@ static int other_stream_waits_for_retire(void)
 	unsigned char *h, *out;
 	void *a, *b, *c;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_mem_pool_set_release_threshold(NULL, UINT64_MAX));
+	CHECK_OK(two_streams(&s1, &s2));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, CHUNK, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, CHUNK, 0));
 	CHECK_OK(accel_malloc_async(s1, &a, CHUNK));
@@ -227,10 +244,7 @@ static int other_stream_after_free_retired(void)
 	accel_event_t gate;
 	void *a, *b, *c;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_mem_pool_set_release_threshold(NULL, UINT64_MAX));
+	CHECK_OK(two_streams(&s1, &s2));
 	CHECK_OK(t_gate(s1, &gate));
 	CHECK_OK(accel_malloc_async(s1, &a, CHUNK));
 	CHECK_OK(accel_free_async(s1, a));
@@ -252,17 +266,10 @@ static int accel_free_of_async_block(void)
 {
 	accel_stream_t s1, s2;
 	accel_event_t gate;
-	unsigned char *h;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_mem_pool_set_release_threshold(NULL, UINT64_MAX));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
-	CHECK_OK(accel_malloc_async(s1, &a, CHUNK));
-	CHECK_OK(t_gate(s2, &gate));
-	CHECK_OK(accel_memcpy_async(s2, h, a, 4096, ACCEL_MEMCPY_D2H));
+	CHECK_OK(two_streams(&s1, &s2));
+	CHECK_OK(block_read_by_gated_copy(s1, s2, &gate, &a));
 	CHECK_OK(accel_free(a));
 	CHECK_RET(accel_free(a), -ENOENT);
 	CHECK_RET(accel_free_async(s1, a), -ENOENT);
@@ -284,18 +291,11 @@ static int destroyed_stream_keeps_block(void)
 {
 	accel_stream_t s1, s2;
 	accel_event_t gate, end;
-	unsigned char *h;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_mem_pool_set_release_threshold(NULL, UINT64_MAX));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
+	CHECK_OK(two_streams(&s1, &s2));
 	CHECK_OK(accel_event_create(NULL, 0, &end));
-	CHECK_OK(accel_malloc_async(s1, &a, CHUNK));
-	CHECK_OK(t_gate(s2, &gate));
-	CHECK_OK(accel_memcpy_async(s2, h, a, 4096, ACCEL_MEMCPY_D2H));
+	CHECK_OK(block_read_by_gated_copy(s1, s2, &gate, &a));
 	CHECK_OK(accel_event_record(end, s2));
 	CHECK_OK(accel_free_async(s1, a));
 	CHECK_OK(accel_stream_destroy(s2));
@@ -315,8 +315,7 @@ static int threshold_and_trim(void)
 	accel_stream_t s;
 	void *a, *b;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_mem_pool_get_usage(NULL, &res, &used));
 	CHECK(res == 0 && used == 0);
 	CHECK_OK(accel_malloc_async(s, &a, 1000000));
@@ -364,8 +363,7 @@ static int trim_keeps_pending(void)
 	accel_stream_t s;
 	void *a;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_malloc_async(s, &a, 4096));
 	CHECK_OK(accel_free_async(s, a));
@@ -389,8 +387,7 @@ static int bounded_by_reuse(void)
 	void *a;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 65536, 0));
 	CHECK_OK(t_gate(s, &gate));
 	for (i = 0; i < 200; i++) {

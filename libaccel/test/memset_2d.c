@@ -5,6 +5,7 @@
  * written area untouched, stream order with copies, and every errno the
  * calls document.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "helpers.h"
@@ -56,8 +57,7 @@ static int memset_device_exact(void)
 	void *d;
 	size_t i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((h = pinned(n)));
 	CHECK_OK(dev_filled(s, n, 3, h, &d));
 	memset(h, GUARD, n);
@@ -84,8 +84,7 @@ static int memset_d16_d32_device(void)
 	void *d;
 	size_t i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((h = pinned(n)));
 	CHECK_OK(dev_filled(s, n, 5, h, &d));
 	memset(h, GUARD, n);
@@ -122,8 +121,7 @@ static int memset_host_pinned_and_registered(void)
 	uint16_t v;
 	size_t i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((h = pinned(n)));
 	CHECK_OK(accel_memset_async(s, h + 1, 0, n - 2));
 	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
@@ -152,19 +150,68 @@ static int memset_host_pinned_and_registered(void)
 	return T_PASS;
 }
 
+/* The error tests: a stream, ERR_BYTES of pinned GUARD, as many of device. */
+#define ERR_BYTES	8192
+
+static int errors_setup(accel_stream_t *s, unsigned char **h, void **d)
+{
+	int ret = t_stream(s);
+
+	if (!ret && !(*h = pinned(ERR_BYTES)))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = accel_malloc(NULL, d, ERR_BYTES);
+	return ret;
+}
+
+/* Their end: no refused call touched @h; both buffers freed. */
+static int errors_done(unsigned char *h, void *d)
+{
+	size_t i;
+
+	for (i = 0; i < ERR_BYTES; i++)
+		CHECK(h[i] == GUARD);
+	CHECK_OK(accel_free(d));
+	CHECK_OK(accel_host_free(h));
+	return T_PASS;
+}
+
+/* A page of GUARD registered read-only. */
+static unsigned char *ro_page(void)
+{
+	unsigned char *ro = aligned_alloc(4096, 4096);
+
+	if (!ro)
+		return NULL;
+	memset(ro, GUARD, 4096);
+	if (accel_host_register(NULL, ro, 4096, ACCEL_HOST_REGISTER_READONLY)) {
+		free(ro);
+		return NULL;
+	}
+	return ro;
+}
+
+/* Unregister and free it: true when nothing wrote into it. */
+static bool ro_page_done(unsigned char *ro)
+{
+	bool intact = !accel_host_unregister(ro, 0);
+	size_t i;
+
+	for (i = 0; i < 4096; i++)
+		intact = intact && ro[i] == GUARD;
+	free(ro);
+	return intact;
+}
+
 static int memset_errors(void)
 {
-	const size_t n = 8192;
+	const size_t n = ERR_BYTES;
 	unsigned char *h, *ro, pageable[64];
-	accel_event_t gate;
 	accel_stream_t s;
 	void *d;
 	size_t i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK((h = pinned(n)));
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	CHECK_OK(errors_setup(&s, &h, &d));
 	CHECK_RET(accel_memset_async(s, NULL, 1, 1), -EINVAL);
 	CHECK_RET(accel_memset_d16_async(s, (char *)d + 1, 1, 1), -EINVAL);
 	CHECK_RET(accel_memset_d32_async(s, (char *)d + 2, 1, 1), -EINVAL);
@@ -180,26 +227,15 @@ static int memset_errors(void)
 	for (i = 0; i < n; i++)
 		CHECK(h[i] == GUARD);
 
-	CHECK((ro = aligned_alloc(4096, 4096)));
-	memset(ro, GUARD, 4096);
-	CHECK_OK(accel_host_register(NULL, ro, 4096, ACCEL_HOST_REGISTER_READONLY));
+	CHECK((ro = ro_page()));
 	CHECK_RET(accel_memset_async(s, ro, 0, 16), -EPERM);
-	CHECK_OK(accel_host_unregister(ro, 0));
-	for (i = 0; i < 4096; i++)
-		CHECK(ro[i] == GUARD);
-	free(ro);
+	CHECK(ro_page_done(ro));
 
 	/* A failed stream fails every later fill, one of 0 bytes too. */
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_event_signal(gate, 1, ACCEL_EVENT_SIGNAL_ERROR));
-	CHECK_RET(accel_stream_synchronize(s, 10 * T_SEC), -EIO);
+	CHECK_RET(t_fail_stream(s), -EIO);
 	CHECK_RET(accel_memset_async(s, h, 0, 0), -EIO);
 	CHECK_RET(accel_memset_d16_async(s, h, 0, 4), -EIO);
-	for (i = 0; i < n; i++)
-		CHECK(h[i] == GUARD);
-	CHECK_OK(accel_free(d));
-	CHECK_OK(accel_host_free(h));
-	return T_PASS;
+	return errors_done(h, d);
 }
 
 /* @height rows of @w bytes of @img, @pitch apart, hold t_fill(@seed)'s rows
@@ -238,8 +274,7 @@ static int copy_2d_h2d_d2h_exact(void)
 	accel_stream_t s;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((src = pinned(n)) && (out = pinned(n)));
 	t_fill(src, n, 8);
 	CHECK_OK(accel_malloc(NULL, &d, n));
@@ -271,8 +306,7 @@ static int copy_2d_span_to_the_end(void)
 	unsigned char *src, *dst;
 	accel_stream_t s;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((src = pinned(4096)) && (dst = pinned(4096)));
 	t_fill(src, 4096, 2);
 	CHECK_OK(accel_memcpy_2d_async(s, dst + 4096 - n, pitch, src, pitch, w,
@@ -295,8 +329,7 @@ static int copy_2d_source_freed_while_queued(void)
 	accel_stream_t s;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK((src = pinned(n)) && (out = pinned(n)));
 	t_fill(src, n, 6);
 	CHECK_OK(accel_malloc(NULL, &d, n));
@@ -316,17 +349,13 @@ static int copy_2d_source_freed_while_queued(void)
 
 static int copy_2d_errors(void)
 {
-	const size_t n = 8192;
+	const size_t n = ERR_BYTES;
 	unsigned char *h, *ro, pageable[256];
-	accel_event_t gate;
 	accel_stream_t s;
 	void *d;
 	size_t i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK((h = pinned(n)));
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	CHECK_OK(errors_setup(&s, &h, &d));
 	CHECK_RET(accel_memcpy_2d_async(s, NULL, 8, h, 8, 8, 1,
 					ACCEL_MEMCPY_H2D), -EINVAL);
 	CHECK_RET(accel_memcpy_2d_async(s, d, 8, NULL, 8, 8, 1,
@@ -362,28 +391,20 @@ static int copy_2d_errors(void)
 	for (i = 0; i < n; i++)
 		CHECK(h[i] == GUARD);
 
-	CHECK((ro = aligned_alloc(4096, 4096)));
-	memset(ro, GUARD, 4096);
-	CHECK_OK(accel_host_register(NULL, ro, 4096, ACCEL_HOST_REGISTER_READONLY));
+	CHECK((ro = ro_page()));
 	CHECK_RET(accel_memcpy_2d_async(s, ro, 16, h, 16, 16, 2,
 					ACCEL_MEMCPY_H2H), -EPERM);
 	/* A read-only source is fine. */
 	CHECK_OK(accel_memcpy_2d_async(s, h, 32, ro, 16, 16, 2,
 				       ACCEL_MEMCPY_H2H));
 	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
-	CHECK_OK(accel_host_unregister(ro, 0));
-	for (i = 0; i < 4096; i++)
-		CHECK(ro[i] == GUARD);
-	free(ro);
+	CHECK(ro_page_done(ro));
 
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_event_signal(gate, 1, ACCEL_EVENT_SIGNAL_ERROR));
-	CHECK_RET(accel_stream_synchronize(s, 10 * T_SEC), -EIO);
+	CHECK_RET(t_fail_stream(s), -EIO);
 	CHECK_RET(accel_memcpy_2d_async(s, d, 16, h, 16, 16, 2,
 					ACCEL_MEMCPY_H2D), -EIO);
-	CHECK_OK(accel_free(d));
-	CHECK_OK(accel_host_free(h));
-	return T_PASS;
+	/* The read-only source's copy wrote its GUARD bytes into h. */
+	return errors_done(h, d);
 }
 
 int main(void)

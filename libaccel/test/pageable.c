@@ -12,11 +12,8 @@ static int pageable_source_freed_after_enqueue(void)
 	void *d;
 
 	CHECK_OK(t_copy_setup(n, &s, &d, &out));
-	src = malloc(n);
-	CHECK(src);
-	t_fill(src, n, 11);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, src, n, ACCEL_MEMCPY_H2D));
+	CHECK((src = malloc(n)));
+	CHECK_OK(t_gated_h2d(s, d, src, n, 11, &gate));
 	memset(src, 0, n);
 	free(src);
 	CHECK_OK(accel_memcpy_async(s, out, d, n, ACCEL_MEMCPY_D2H));
@@ -35,11 +32,8 @@ static int pageable_destination(void)
 	void *d;
 
 	CHECK_OK(t_copy_setup(n, &s, &d, &h));
-	dst = calloc(1, n);
-	CHECK(dst);
-	t_fill(h, n, 12);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, h, n, ACCEL_MEMCPY_H2D));
+	CHECK((dst = calloc(1, n)));
+	CHECK_OK(t_gated_h2d(s, d, h, n, 12, &gate));
 	CHECK_OK(accel_memcpy_async(s, dst, d, n, ACCEL_MEMCPY_D2H));
 	CHECK(dst[1] == 0);	/* nothing copied out while gated */
 	CHECK_OK(t_gate_open(gate));
@@ -76,8 +70,7 @@ static int many_staged_copies(void)
 	unsigned char *d;
 	int i;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 1000));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 1000, 0));
 	for (i = 0; i < 1000; i++) {

@@ -15,8 +15,7 @@ static int read_only_destination(void)
 	accel_stream_t s;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, ps, 0));
 	CHECK_OK(accel_malloc(NULL, &d, ps));
 	ro = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,

@@ -67,6 +67,22 @@ static int flags(void)
 }
 
 /*
+ * On b's stream, held back by *@gate: a's memory, filled with @seed, to b's
+ * device memory (staged at enqueue or not, as @want_staged says), then
+ * that to b's pinned memory.
+ */
+static int gated_trip(struct two *t, unsigned int seed, bool want_staged,
+		      accel_event_t *gate)
+{
+	t_fill(t->mem, N, seed);
+	CHECK_OK(t_gate(t->s, gate));
+	CHECK_OK(accel_memcpy_async(t->s, t->dev, t->mem, N, ACCEL_MEMCPY_H2D));
+	CHECK(staged() == want_staged);
+	CHECK_OK(accel_memcpy_async(t->s, t->own, t->dev, N, ACCEL_MEMCPY_D2H));
+	return T_PASS;
+}
+
+/*
  * Context b copies from context a's memory while its stream is gated, and
  * the source changes before the gate opens: portable memory is read when
  * the copy runs (the new bytes arrive), memory of a's alone is staged at
@@ -80,11 +96,7 @@ static int read_when_run(unsigned int flag, unsigned int want_seed)
 
 	if (ret)
 		return ret;
-	t_fill(t.mem, N, 1);
-	CHECK_OK(t_gate(t.s, &gate));
-	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D));
-	CHECK(staged() == !flag);
-	CHECK_OK(accel_memcpy_async(t.s, t.own, t.dev, N, ACCEL_MEMCPY_D2H));
+	CHECK_OK(gated_trip(&t, 1, !flag, &gate));
 	t_fill(t.mem, N, 2);
 	CHECK_OK(t_gate_open(gate));
 	CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
@@ -136,11 +148,7 @@ static int survives_owner(bool destroy)
 
 	if (ret)
 		return ret;
-	t_fill(t.mem, N, 9);
-	CHECK_OK(t_gate(t.s, &gate));
-	CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N, ACCEL_MEMCPY_H2D));
-	CHECK(!staged());
-	CHECK_OK(accel_memcpy_async(t.s, t.own, t.dev, N, ACCEL_MEMCPY_D2H));
+	CHECK_OK(gated_trip(&t, 9, false, &gate));
 	if (destroy)
 		CHECK_OK(accel_context_destroy(t.a));
 	else

@@ -23,8 +23,7 @@ static int read_only_needs_flag(void)
 	accel_stream_t s;
 	unsigned char *ro, *h;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, ps, 0));
 	CHECK(ro = map(1, PROT_READ));
 	CHECK_RET(accel_host_register(NULL, ro, ps, 0), -EFAULT);
@@ -90,8 +89,7 @@ static int untouched_memory(void)
 	accel_stream_t s;
 	unsigned char *p, *h;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, ps, 0));
 	CHECK(p = map(n, PROT_READ | PROT_WRITE));
 	CHECK_OK(accel_host_register(NULL, p + 1, n * ps - 2, 0));

@@ -454,8 +454,7 @@ static int pinned_bounded_behind_gate(void)
 		count = avail / 4 / (long)MB;
 	CHECK(count >= 64);
 	printf("# %ld queued 1 MiB copies\n", count);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_malloc(NULL, (void **)&dev, MB));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&out, MB, 0));
 	src = malloc(MB);

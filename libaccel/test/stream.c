@@ -89,8 +89,7 @@ static int query_and_sync_with_gate(void)
 	unsigned char *h;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 4096, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 4096));
 	CHECK_OK(accel_stream_query(s));
@@ -115,15 +114,12 @@ static int destroy_with_queued_work(void)
 	unsigned char *a, *b;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&a, 4096, 0));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&b, 4096, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 4096));
 	CHECK_OK(accel_event_create(NULL, 0, &done));
-	t_fill(a, 4096, 9);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, a, 4096, ACCEL_MEMCPY_H2D));
+	CHECK_OK(t_gated_h2d(s, d, a, 4096, 9, &gate));
 	CHECK_OK(accel_memcpy_async(s, b, d, 4096, ACCEL_MEMCPY_D2H));
 	CHECK_OK(accel_event_record(done, s));
 	CHECK_OK(accel_stream_destroy(s));
@@ -142,8 +138,7 @@ static int sticky_error(void)
 	unsigned char *h;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 64, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 64));
 	CHECK_OK(accel_event_create(NULL, 0, &after));

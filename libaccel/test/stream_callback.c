@@ -55,6 +55,15 @@ static int wait_calls(struct seen *s, int want)
 	return ok;
 }
 
+/* The callback ran once (waited for as above) on @stream with @status. */
+static int called_once(struct seen *seen, accel_stream_t stream, int status)
+{
+	CHECK(wait_calls(seen, 1));
+	CHECK_RET(seen->status, status);
+	CHECK(seen->stream == stream);
+	return T_PASS;
+}
+
 static void mark(void *arg)
 {
 	(*(int *)arg)++;
@@ -69,9 +78,7 @@ static int success_status_zero_in_order(void)
 	seen.pinned = t.out;
 	CHECK_OK(accel_stream_add_callback(t.s, record, &seen, 0));
 	CHECK_OK(t_byte_trip_back(&t));
-	CHECK(wait_calls(&seen, 1));
-	CHECK_RET(seen.status, 0);
-	CHECK(seen.stream == t.s);
+	CHECK_OK(called_once(&seen, t.s, 0));
 	CHECK(seen.value == 7);
 	CHECK(t.h[0] == 42);
 	return T_PASS;
@@ -87,9 +94,7 @@ static int default_stream_named_as_given(void)
 					   &seen, 0));
 	CHECK_OK(accel_stream_synchronize(ACCEL_STREAM_DEFAULT,
 					  ACCEL_TIMEOUT_INFINITE));
-	CHECK(wait_calls(&seen, 1));
-	CHECK_RET(seen.status, 0);
-	CHECK(seen.stream == ACCEL_STREAM_DEFAULT);
+	CHECK_OK(called_once(&seen, ACCEL_STREAM_DEFAULT, 0));
 	return T_PASS;
 }
 
@@ -106,9 +111,7 @@ static int failed_stream_reports_error(void)
 	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
 	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
-	CHECK(wait_calls(&seen, 1));
-	CHECK_RET(seen.status, -EIO);
-	CHECK(seen.stream == s);
+	CHECK_OK(called_once(&seen, s, -EIO));
 	CHECK(skipped == 0);
 	return T_PASS;
 }
@@ -125,9 +128,7 @@ static int destroyed_stream_still_reports(void)
 	CHECK_OK(accel_stream_destroy(s));
 	CHECK(seen.calls == 0);
 	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
-	CHECK(wait_calls(&seen, 1));
-	CHECK_RET(seen.status, -EIO);
-	CHECK(seen.stream == s);
+	CHECK_OK(called_once(&seen, s, -EIO));
 	return T_PASS;
 }
 
@@ -200,8 +201,7 @@ static int errnos(void)
 
 	CHECK_RET(accel_stream_add_callback(ACCEL_STREAM_DEFAULT, record,
 					    &seen, 0), -ENODEV);
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_RET(accel_stream_add_callback(s, NULL, NULL, 0), -EINVAL);
 	CHECK_RET(accel_stream_add_callback(s, record, &seen, 1), -EINVAL);
 	CHECK_OK(accel_stream_destroy(s));
@@ -213,12 +213,10 @@ static int errnos(void)
 static int failed_before_the_call(void)
 {
 	struct seen seen = SEEN_INIT;
-	accel_event_t gate;
 	accel_stream_t s;
 
-	CHECK_OK(t_gated_stream(NULL, &s, &gate));
-	CHECK_OK(accel_event_signal(gate, 0, ACCEL_EVENT_SIGNAL_ERROR));
-	CHECK_RET(accel_stream_synchronize(s, 30 * T_SEC), -EIO);
+	CHECK_OK(t_stream(&s));
+	CHECK_RET(t_fail_stream(s), -EIO);
 	CHECK_RET(accel_stream_add_callback(s, record, &seen, 0), -EIO);
 	CHECK(seen.calls == 0);
 	return T_PASS;
@@ -233,8 +231,7 @@ static int queue_full(void)
 	int i, ret = 0;
 	void *d;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 1, 0));
 	CHECK_OK(accel_malloc(NULL, &d, 1));
 	CHECK_OK(t_gate(s, &gate));
@@ -257,8 +254,7 @@ static int other_process(void)
 
 	if (getenv("ACCEL_BACKEND") && strcmp(getenv("ACCEL_BACKEND"), "cpu"))
 		return T_SKIP;		/* a CUDA backend does not survive fork */
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid)

@@ -17,9 +17,7 @@ static int releases_stream(void)
 	accel_stream_t a, b;
 	accel_event_t gate, ready, done;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &a));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
+	CHECK_OK(t_two_streams(&a, &b));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ready));
 	CHECK_OK(accel_event_create(NULL, 0, &done));
 	CHECK_OK(t_gate(a, &gate));
@@ -47,9 +45,7 @@ static int orders_copies(void)
 	unsigned char *in, *out;
 	void *dev;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &prod));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &cons));
+	CHECK_OK(t_two_streams(&prod, &cons));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ready));
 	CHECK_OK(accel_malloc(NULL, &dev, N));
 	CHECK_OK(accel_host_alloc(NULL, (void **)&in, N, 0));
@@ -89,8 +85,7 @@ static int releases_host(void)
 	accel_stream_t s;
 	pthread_t t;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &w.ev));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_stream_write_value(s, w.ev, 3, 0));
@@ -112,9 +107,7 @@ static int never_lowers(void)
 	accel_stream_t s, b;
 	accel_event_t ev;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
+	CHECK_OK(t_two_streams(&s, &b));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ev));
 	CHECK_OK(accel_stream_write_value(s, ev, 5, 0));
 	CHECK_OK(accel_stream_write_value(s, ev, 3, 0));
@@ -136,9 +129,7 @@ static int failed_stream_does_not_write(void)
 	accel_stream_t s, b;
 	accel_event_t gate, ev;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
+	CHECK_OK(t_two_streams(&s, &b));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ev));
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_stream_write_value(s, ev, 1, 0));
@@ -206,8 +197,7 @@ static int queue_full_eagain(void)
 	accel_stream_t s;
 	int n = 0;
 
-	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_HOST, &ev));
 	CHECK_OK(t_gate(s, &gate));
 	while (!accel_stream_write_value(s, ev, (uint64_t)n + 1, 0))

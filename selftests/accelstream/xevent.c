@@ -15,6 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "accel_helpers.h"
+#include "fd_pass.h"
 
 #ifndef ACCEL_CAP_EVENT_FD
 #error "accelstream.h lacks ACCEL_CAP_EVENT_FD"
@@ -662,41 +663,6 @@ TEST_F(xevent, producer_executor_detaches)
 	EXPECT_EQ(1, readable(xfd, SURE_MS));
 	EXPECT_EQ(-EIO, accel_wait1(self->fd, imp, 0, deadline_in(SURE_NS)));
 	close(xfd);
-}
-
-static int send_fd(int sock, int fd)
-{
-	char c = 'x', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /*

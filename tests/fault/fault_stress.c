@@ -41,6 +41,7 @@
 #include <linux/capability.h>
 
 #include "fault_util.h"
+#include "../../selftests/accelstream/fd_pass.h"
 
 #define MB (1024ul * 1024ul)
 
@@ -376,38 +377,6 @@ static int foreign_checks(int fd)
 	if (p != MAP_FAILED || errno != EACCES)
 		bad |= 16;
 	return bad;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], c = 'f';
-	struct iovec iov = { &c, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], c;
-	struct iovec iov = { &c, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd = -1;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (cm && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 static void test_fd_passing(void)

@@ -38,50 +38,30 @@ static void columns_help(FILE *out)
 	out_cols_help(out, cols, NCOLS);
 }
 
-static int fill(const struct accelctl *actl, struct accelctl_tab *t,
-		const struct accelctl_device *d, size_t n)
+static int device_row(const struct accelctl *actl, struct accelctl_tab *t,
+		      struct libscols_line *ln, const void *item)
 {
-	size_t i;
-	int ret = 0;
+	const struct accelctl_device *d = item;
 
-	for (i = 0; i < n && !ret; i++) {
-		struct libscols_line *ln = out_row(t);
-
-		if (!ln)
-			return -ENOMEM;
-		ret |= out_cell_u64(t, ln, C_DEV, d[i].index);
-		ret |= out_cell_u64(t, ln, C_CONTEXTS, d[i].contexts);
-		ret |= out_cell_u64(t, ln, C_STREAMS, d[i].streams);
-		ret |= out_cell_u64(t, ln, C_QUEUED, d[i].queued);
-		ret |= out_cell_bytes(actl, t, ln, C_PINNED, d[i].pinned_bytes);
-		ret |= out_cell_bytes(actl, t, ln, C_MEMORY, d[i].device_bytes);
-		ret |= out_cell_bytes(actl, t, ln, C_LIMIT, d[i].max_device_bytes);
-		ret |= out_cell_u64(t, ln, C_RETIRED, d[i].retired);
-	}
-	return ret ? -ENOMEM : 0;
+	return out_cell_u64(t, ln, C_DEV, d->index) |
+	       out_cell_u64(t, ln, C_CONTEXTS, d->contexts) |
+	       out_cell_u64(t, ln, C_STREAMS, d->streams) |
+	       out_cell_u64(t, ln, C_QUEUED, d->queued) |
+	       out_cell_bytes(actl, t, ln, C_PINNED, d->pinned_bytes) |
+	       out_cell_bytes(actl, t, ln, C_MEMORY, d->device_bytes) |
+	       out_cell_bytes(actl, t, ln, C_LIMIT, d->max_device_bytes) |
+	       out_cell_u64(t, ln, C_RETIRED, d->retired);
 }
 
-static int show(const struct accelctl *actl)
+static int fill(const struct accelctl *actl, struct accelctl_tab *t)
 {
 	struct accelctl_device *d = NULL;
-	struct accelctl_tab t, *tabs[1] = { &t };
 	size_t n = 0;
 	int ret;
 
-	ret = out_tab_init(&t, actl, "devices", cols, NCOLS, true);
-	if (ret == -ENOMEM)
-		accelctl_err("out of memory");
-	if (ret)
-		return ret;
 	ret = accelctl_list_devices(actl, &d, &n);
-	if (!ret) {
-		ret = fill(actl, &t, d, n);
-		if (ret)
-			accelctl_err("out of memory");
-	}
 	if (!ret)
-		ret = out_print(actl, tabs, 1);
-	out_tab_fini(&t);
+		ret = out_rows(actl, t, d, sizeof(*d), n, device_row);
 	free(d);
 	return ret;
 }
@@ -101,7 +81,9 @@ static int run_devices(struct accelctl *actl, int argc, char *argv[])
 	}
 	if (!accelctl_require_live(actl))
 		return EXIT_FAILURE;
-	return show(actl) ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (out_show(actl, "devices", cols, NCOLS, fill))
+		return EXIT_FAILURE;
+	return EXIT_SUCCESS;
 }
 
 const struct accelctl_cmd accelctl_cmd_devices = {

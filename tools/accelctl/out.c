@@ -124,6 +124,41 @@ struct libscols_line *out_row(struct accelctl_tab *t)
 	return scols_table_new_line(t->tb, NULL);
 }
 
+int out_rows(const struct accelctl *actl, struct accelctl_tab *t,
+	     const void *items, size_t size, size_t n, out_row_fn *row)
+{
+	const char *item = items;
+	size_t i;
+
+	for (i = 0; i < n; i++, item += size) {
+		struct libscols_line *ln = out_row(t);
+
+		if (!ln || row(actl, t, ln, item)) {
+			accelctl_err("out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int out_show(const struct accelctl *actl, const char *name,
+	     const struct accelctl_col *cols, size_t ncols,
+	     int (*fill)(const struct accelctl *actl, struct accelctl_tab *t))
+{
+	struct accelctl_tab t, *tabs[1] = { &t };
+	int ret;
+
+	ret = out_tab_init(&t, actl, name, cols, ncols, true);
+	if (ret == -ENOMEM)
+		accelctl_err("out of memory");
+	if (!ret)
+		ret = fill(actl, &t);
+	if (!ret)
+		ret = out_print(actl, tabs, 1);
+	out_tab_fini(&t);
+	return ret;
+}
+
 /* Position of column @col among the shown ones, -1 if hidden. */
 static int shown_at(const struct accelctl_tab *t, int col)
 {

@@ -83,6 +83,25 @@ int out_cell_text(struct accelctl_tab *t, struct libscols_line *ln, int col,
 		  const char *s);
 
 /*
+ * Writes a row of @t for each of the @n items at @items, @size bytes
+ * apart: @row sets the cells of @ln from @item (0, or nonzero when out of
+ * memory). Returns 0, or -ENOMEM after saying so.
+ */
+typedef int out_row_fn(const struct accelctl *actl, struct accelctl_tab *t,
+		       struct libscols_line *ln, const void *item);
+int out_rows(const struct accelctl *actl, struct accelctl_tab *t,
+	     const void *items, size_t size, size_t n, out_row_fn *row);
+
+/*
+ * Prints one table @name of @cols (unknown -o columns are errors) with the
+ * rows @fill writes into @t: the listing of a command that shows one
+ * table. @fill returns 0 or -errno after saying why; so does out_show().
+ */
+int out_show(const struct accelctl *actl, const char *name,
+	     const struct accelctl_col *cols, size_t ncols,
+	     int (*fill)(const struct accelctl *actl, struct accelctl_tab *t));
+
+/*
  * Prints the tables: one after the other, or with --json one document
  * {"version": ACCELCTL_JSON_VERSION, "<name>": [rows], ...}.
  */

@@ -49,74 +49,74 @@ static void columns_help(FILE *out)
 	out_cols_help(out, cols, NCOLS);
 }
 
-static int fill(const struct accelctl *actl, struct accelctl_tab *t,
-		const struct accelctl_context *c, size_t n)
+static int context_row(const struct accelctl *actl, struct accelctl_tab *t,
+		       struct libscols_line *ln, const void *item)
+{
+	const struct accelctl_context *c = item;
+	int ret = 0;
+
+	ret |= out_cell_u64(t, ln, C_CTX, c->id);
+	ret |= out_cell(t, ln, C_PID, "%" PRId64, c->pid);
+	if (c->uid >= 0)
+		ret |= out_cell(t, ln, C_UID, "%" PRId64, c->uid);
+	ret |= out_cell_text(t, ln, C_COMMAND, c->comm);
+	ret |= out_cell_u64(t, ln, C_STREAMS, c->streams);
+	ret |= out_cell_u64(t, ln, C_EVENTS, c->events);
+	ret |= out_cell_u64(t, ln, C_REGIONS, c->regions);
+	ret |= out_cell_u64(t, ln, C_QUEUED, c->queued);
+	ret |= out_cell_bytes(actl, t, ln, C_PINNED, c->pinned_bytes);
+	ret |= out_cell_bytes(actl, t, ln, C_DEVICE, c->device_bytes);
+	ret |= out_cell_text(t, ln, C_EXECUTOR, c->executor);
+	ret |= out_cell_u64(t, ln, C_FAILED, c->failed_streams);
+	return ret;
+}
+
+/* The summary line of nvidia-smi, above the table. */
+static int set_title(const struct accelctl *actl, struct accelctl_tab *t,
+		     const struct accelctl_context *c, size_t n)
 {
 	char title[128], pinned[32], device[32];
 	uint64_t tp = 0, td = 0;
 	size_t i;
-	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++) {
-		struct libscols_line *ln = out_row(t);
-
-		if (!ln)
-			return -ENOMEM;
+	if (actl->json || actl->raw || actl->noheadings)
+		return 0;
+	for (i = 0; i < n; i++) {
 		tp += c[i].pinned_bytes;
 		td += c[i].device_bytes;
-		ret |= out_cell_u64(t, ln, C_CTX, c[i].id);
-		ret |= out_cell(t, ln, C_PID, "%" PRId64, c[i].pid);
-		if (c[i].uid >= 0)
-			ret |= out_cell(t, ln, C_UID, "%" PRId64, c[i].uid);
-		ret |= out_cell_text(t, ln, C_COMMAND, c[i].comm);
-		ret |= out_cell_u64(t, ln, C_STREAMS, c[i].streams);
-		ret |= out_cell_u64(t, ln, C_EVENTS, c[i].events);
-		ret |= out_cell_u64(t, ln, C_REGIONS, c[i].regions);
-		ret |= out_cell_u64(t, ln, C_QUEUED, c[i].queued);
-		ret |= out_cell_bytes(actl, t, ln, C_PINNED, c[i].pinned_bytes);
-		ret |= out_cell_bytes(actl, t, ln, C_DEVICE, c[i].device_bytes);
-		ret |= out_cell_text(t, ln, C_EXECUTOR, c[i].executor);
-		ret |= out_cell_u64(t, ln, C_FAILED, c[i].failed_streams);
 	}
-	if (ret)
+	accelctl_human_bytes(pinned, sizeof(pinned), tp);
+	accelctl_human_bytes(device, sizeof(device), td);
+	snprintf(title, sizeof(title),
+		 "accelstream  contexts: %zu  pinned: %s  device: %s",
+		 n, pinned, device);
+	if (scols_cell_set_data(scols_table_get_title(t->tb), title)) {
+		accelctl_err("out of memory");
 		return -ENOMEM;
-	/* The summary line of nvidia-smi, above the table. */
-	if (!actl->json && !actl->raw && !actl->noheadings) {
-		accelctl_human_bytes(pinned, sizeof(pinned), tp);
-		accelctl_human_bytes(device, sizeof(device), td);
-		snprintf(title, sizeof(title),
-			 "accelstream  contexts: %zu  pinned: %s  device: %s",
-			 n, pinned, device);
-		if (scols_cell_set_data(scols_table_get_title(t->tb), title))
-			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* One listing's rows; 0 or -errno (said). */
+static int fill(const struct accelctl *actl, struct accelctl_tab *t)
+{
+	struct accelctl_context *c = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = accelctl_list_contexts(actl, &c, &n);
+	if (!ret)
+		ret = out_rows(actl, t, c, sizeof(*c), n, context_row);
+	if (!ret)
+		ret = set_title(actl, t, c, n);
+	free(c);
+	return ret;
 }
 
 /* One listing; 0 or -errno (said). */
 static int show(const struct accelctl *actl)
 {
-	struct accelctl_context *c = NULL;
-	struct accelctl_tab t, *tabs[1] = { &t };
-	size_t n = 0;
-	int ret;
-
-	ret = out_tab_init(&t, actl, "contexts", cols, NCOLS, true);
-	if (ret == -ENOMEM)
-		accelctl_err("out of memory");
-	if (ret)
-		return ret;
-	ret = accelctl_list_contexts(actl, &c, &n);
-	if (!ret) {
-		ret = fill(actl, &t, c, n);
-		if (ret)
-			accelctl_err("out of memory");
-	}
-	if (!ret)
-		ret = out_print(actl, tabs, 1);
-	out_tab_fini(&t);
-	free(c);
-	return ret;
+	return out_show(actl, "contexts", cols, NCOLS, fill);
 }
 
 static volatile sig_atomic_t stop;

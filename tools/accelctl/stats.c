@@ -64,59 +64,46 @@ static int parse_id(const char *s, const char *prefix, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
-static int fill_streams(const struct accelctl *actl, struct accelctl_tab *t,
-			const struct accelctl_stream *s, size_t n)
+static int stream_row(const struct accelctl *actl, struct accelctl_tab *t,
+		      struct libscols_line *ln, const void *item)
 {
-	size_t i;
+	const struct accelctl_stream *s = item;
 	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++) {
-		struct libscols_line *ln = out_row(t);
-
-		if (!ln)
-			return -ENOMEM;
-		ret |= out_cell_u64(t, ln, S_STREAM, s[i].handle);
-		ret |= out_cell_u64(t, ln, S_SUBMITTED, s[i].submitted);
-		ret |= out_cell_u64(t, ln, S_COMPLETED, s[i].completed);
-		ret |= out_cell_u64(t, ln, S_QUEUED, s[i].queued);
-		ret |= out_cell(t, ln, S_PRIORITY, "%" PRId64, s[i].priority);
-		if (actl->json)
-			ret |= out_cell_u64(t, ln, S_FLAGS, s[i].flags);
-		else
-			ret |= out_cell(t, ln, S_FLAGS, "0x%" PRIx64, s[i].flags);
-		if (actl->json || !s[i].error)
-			ret |= out_cell(t, ln, S_ERROR, "%" PRId64, s[i].error);
-		else
-			ret |= out_cell(t, ln, S_ERROR, "%s (%" PRId64 ")",
-					accelctl_errno_name((int)s[i].error),
-					s[i].error);
-		ret |= out_cell_text(t, ln, S_STATE, s[i].state);
-	}
-	return ret ? -ENOMEM : 0;
+	ret |= out_cell_u64(t, ln, S_STREAM, s->handle);
+	ret |= out_cell_u64(t, ln, S_SUBMITTED, s->submitted);
+	ret |= out_cell_u64(t, ln, S_COMPLETED, s->completed);
+	ret |= out_cell_u64(t, ln, S_QUEUED, s->queued);
+	ret |= out_cell(t, ln, S_PRIORITY, "%" PRId64, s->priority);
+	if (actl->json)
+		ret |= out_cell_u64(t, ln, S_FLAGS, s->flags);
+	else
+		ret |= out_cell(t, ln, S_FLAGS, "0x%" PRIx64, s->flags);
+	if (actl->json || !s->error)
+		ret |= out_cell(t, ln, S_ERROR, "%" PRId64, s->error);
+	else
+		ret |= out_cell(t, ln, S_ERROR, "%s (%" PRId64 ")",
+				accelctl_errno_name((int)s->error), s->error);
+	ret |= out_cell_text(t, ln, S_STATE, s->state);
+	return ret;
 }
 
-static int fill_regions(const struct accelctl *actl, struct accelctl_tab *t,
-			const struct accelctl_region *r, size_t n)
+static int region_row(const struct accelctl *actl, struct accelctl_tab *t,
+		      struct libscols_line *ln, const void *item)
 {
-	size_t i;
+	const struct accelctl_region *r = item;
 	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++) {
-		struct libscols_line *ln = out_row(t);
-
-		if (!ln)
-			return -ENOMEM;
-		ret |= out_cell_u64(t, ln, R_REGION, r[i].handle);
-		ret |= out_cell_text(t, ln, R_KIND, r[i].kind);
-		ret |= out_cell_bytes(actl, t, ln, R_SIZE, r[i].size);
-		ret |= out_cell_u64(t, ln, R_INFLIGHT, r[i].inflight);
-		if (actl->json)
-			ret |= out_cell_u64(t, ln, R_FLAGS, r[i].flags);
-		else
-			ret |= out_cell(t, ln, R_FLAGS, "0x%" PRIx64, r[i].flags);
-		ret |= out_cell_text(t, ln, R_STATE, r[i].state);
-	}
-	return ret ? -ENOMEM : 0;
+	ret |= out_cell_u64(t, ln, R_REGION, r->handle);
+	ret |= out_cell_text(t, ln, R_KIND, r->kind);
+	ret |= out_cell_bytes(actl, t, ln, R_SIZE, r->size);
+	ret |= out_cell_u64(t, ln, R_INFLIGHT, r->inflight);
+	if (actl->json)
+		ret |= out_cell_u64(t, ln, R_FLAGS, r->flags);
+	else
+		ret |= out_cell(t, ln, R_FLAGS, "0x%" PRIx64, r->flags);
+	ret |= out_cell_text(t, ln, R_STATE, r->state);
+	return ret;
 }
 
 /* -o names columns of either table; one that neither has is an error. */
@@ -202,20 +189,20 @@ static int do_stats(struct accelctl *actl, int argc, char *argv[])
 
 	err = out_tab_init(&st, actl, "streams", stream_cols,
 			   ARRAY_SIZE(stream_cols), false);
-	if (!err && st.nsel) {
-		tabs[ntabs++] = &st;
-		err = fill_streams(actl, &st, one ?: s, one ? 1 : ns);
-	}
-	if (!err && !one) {
+	if (!err && !one)
 		err = out_tab_init(&rt, actl, "regions", region_cols,
 				   ARRAY_SIZE(region_cols), false);
-		if (!err && rt.nsel) {
-			tabs[ntabs++] = &rt;
-			err = fill_regions(actl, &rt, r, nr);
-		}
-	}
 	if (err == -ENOMEM)
 		accelctl_err("out of memory");
+	if (!err && st.nsel) {
+		tabs[ntabs++] = &st;
+		err = out_rows(actl, &st, one ?: s, sizeof(*s), one ? 1 : ns,
+			       stream_row);
+	}
+	if (!err && !one && rt.nsel) {
+		tabs[ntabs++] = &rt;
+		err = out_rows(actl, &rt, r, sizeof(*r), nr, region_row);
+	}
 	if (!err && ntabs)
 		err = out_print(actl, tabs, ntabs);
 	if (!err)

@@ -645,35 +645,34 @@ cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 	return cudaSuccess;
 }
 
-/* The driver's fills, as cudaGetDriverEntryPointByVersion hands them out. */
-static CUresult fake_memset_d16(CUdeviceptr p, unsigned short v, size_t n,
-				CUstream s)
+/* @n copies of the @width bytes at @v from @p, which @width must align. */
+static CUresult fake_fill(CUdeviceptr p, const void *v, size_t width, size_t n)
 {
 	unsigned char *b = (unsigned char *)(uintptr_t)p;
 	size_t i;
 
-	(void)s;
-	call(C_MEMSET16);
-	if (p & 1)
+	if (p & (width - 1))
 		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < n; i++)
-		memcpy(b + 2 * i, &v, 2);
+		memcpy(b + width * i, v, width);
 	return CUDA_SUCCESS;
+}
+
+/* The driver's fills, as cudaGetDriverEntryPointByVersion hands them out. */
+static CUresult fake_memset_d16(CUdeviceptr p, unsigned short v, size_t n,
+				CUstream s)
+{
+	(void)s;
+	call(C_MEMSET16);
+	return fake_fill(p, &v, 2, n);
 }
 
 static CUresult fake_memset_d32(CUdeviceptr p, unsigned int v, size_t n,
 				CUstream s)
 {
-	unsigned char *b = (unsigned char *)(uintptr_t)p;
-	size_t i;
-
 	(void)s;
 	call(C_MEMSET32);
-	if (p & 3)
-		return CUDA_ERROR_INVALID_VALUE;
-	for (i = 0; i < n; i++)
-		memcpy(b + 4 * i, &v, 4);
-	return CUDA_SUCCESS;
+	return fake_fill(p, &v, 4, n);
 }
 
 /*

@@ -68,6 +68,32 @@ static bool overlaps_locked(struct ip_ctx *c, u32 kind, u64 addr, u64 size)
 	return false;
 }
 
+/* A new region, not yet published: no memory behind it, no handle. */
+static struct ip_region *region_new(u32 kind, u64 addr, u64 size, u32 flags)
+{
+	struct ip_region *reg = calloc(1, sizeof(*reg));
+
+	if (!reg)
+		return NULL;
+	node_init(&reg->node);
+	reg->core.kind = kind;
+	reg->core.addr = addr;
+	reg->core.size = size;
+	reg->core.flags = flags;
+	reg->memfd = -1;
+	return reg;
+}
+
+/* Give @reg its handle and put it on the context's list. */
+static int region_publish_locked(struct ip_ctx *c, struct ip_region *reg)
+{
+	int ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+
+	if (!ret)
+		node_add(&c->all_regions, &reg->node);
+	return ret;
+}
+
 /* An executor's address range: bounds only, nothing locked or charged. */
 static int ip_mem_register_external(struct ip_ctx *c,
 				    struct accel_mem_register *r)
@@ -75,25 +101,18 @@ static int ip_mem_register_external(struct ip_ctx *c,
 	struct ip_region *reg;
 	int ret;
 
-	reg = calloc(1, sizeof(*reg));
+	reg = region_new(IP_REGION_EXTERNAL, r->addr, r->size, r->flags);
 	if (!reg)
 		return -ENOMEM;
-	node_init(&reg->node);
-	reg->core.kind = IP_REGION_EXTERNAL;
-	reg->core.addr = r->addr;
-	reg->core.size = r->size;
-	reg->core.flags = r->flags;
-	reg->memfd = -1;
 
 	pthread_mutex_lock(&c->lock);
 	if (overlaps_locked(c, IP_REGION_EXTERNAL, r->addr, r->size)) {
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	ret = region_publish_locked(c, reg);
 	if (ret)
 		goto err_unlock;
-	node_add(&c->all_regions, &reg->node);
 	r->handle = reg->handle;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -122,16 +141,10 @@ int ip_mem_register(struct ip_ctx *c, void *arg)
 		return -EINVAL;
 	end = (r->addr + r->size + ps - 1) & ~(u64)(ps - 1);
 
-	reg = calloc(1, sizeof(*reg));
+	reg = region_new(IP_REGION_USER, r->addr, r->size, r->flags);
 	if (!reg)
 		return -ENOMEM;
-	node_init(&reg->node);
-	reg->core.kind = IP_REGION_USER;
-	reg->core.addr = r->addr;
 	reg->base = (unsigned char *)(uintptr_t)r->addr;
-	reg->core.size = r->size;
-	reg->core.flags = r->flags;
-	reg->memfd = -1;
 
 	pthread_mutex_lock(&c->lock);
 	if (overlaps_locked(c, IP_REGION_USER, r->addr, r->size)) {
@@ -154,10 +167,9 @@ int ip_mem_register(struct ip_ctx *c, void *arg)
 		goto err_unlock;
 	}
 	reg->locked = true;
-	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	ret = region_publish_locked(c, reg);
 	if (ret)
 		goto err_unlock_pages;
-	node_add(&c->all_regions, &reg->node);
 	c->pinned_bytes += reg->charged;
 	r->handle = reg->handle;
 	pthread_mutex_unlock(&c->lock);
@@ -203,17 +215,13 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 		   c->max_device_bytes))
 		return -ENOMEM;
 
-	reg = calloc(1, sizeof(*reg));
+	reg = region_new((a->flags & ACCEL_MEM_HOST) ? IP_REGION_HOST :
+			 IP_REGION_DEVICE, 0, a->size, a->flags);
 	if (!reg)
 		return -ENOMEM;
-	node_init(&reg->node);
-	reg->core.size = a->size;
-	reg->core.flags = a->flags;
 	reg->map_len = len;
-	reg->memfd = -1;
 
-	if (a->flags & ACCEL_MEM_HOST) {
-		reg->core.kind = IP_REGION_HOST;
+	if (reg->core.kind == IP_REGION_HOST) {
 		reg->memfd = memfd_create("accelstream-host", MFD_CLOEXEC);
 		if (reg->memfd < 0) {
 			ret = -ENOMEM;
@@ -227,7 +235,6 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 		if (ret)
 			goto err_close;
 	} else {
-		reg->core.kind = IP_REGION_DEVICE;
 		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				 -1, 0);
@@ -247,10 +254,9 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
-	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	ret = region_publish_locked(c, reg);
 	if (ret)
 		goto err_unlock;
-	node_add(&c->all_regions, &reg->node);
 	if (reg->core.kind == IP_REGION_HOST) {
 		c->pinned_bytes += len;
 	} else {
@@ -362,15 +368,11 @@ int ip_mem_import_host(struct accel_transport *tp,
 	if (fd < 0)
 		return -ENOMEM;
 
-	reg = calloc(1, sizeof(*reg));
+	reg = region_new(IP_REGION_HOST, 0, size, ACCEL_MEM_HOST);
 	if (!reg) {
 		ret = -ENOMEM;
 		goto err_close;
 	}
-	node_init(&reg->node);
-	reg->core.kind = IP_REGION_HOST;
-	reg->core.size = size;
-	reg->core.flags = ACCEL_MEM_HOST;
 	reg->map_len = map_len;
 	reg->memfd = fd;
 	ret = host_view_map(reg);
@@ -382,10 +384,9 @@ int ip_mem_import_host(struct accel_transport *tp,
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
-	ret = ip_idr_alloc(&c->regions, reg, ASC_MAX_REGIONS, &reg->handle);
+	ret = region_publish_locked(c, reg);
 	if (ret)
 		goto err_unlock;
-	node_add(&c->all_regions, &reg->node);
 	c->pinned_bytes += map_len;
 	*handle = reg->handle;
 	pthread_mutex_unlock(&c->lock);
