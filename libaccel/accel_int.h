@@ -120,6 +120,8 @@ struct accel_ctx {
 	struct accel_ctx *next_ctx;	/* live contexts, under ctx_list_lock */
 	struct accel_ctx *next_all;	/* until released, under ctx_list_lock */
 	bool dead;
+	/* accel_context_destroy() has begun (atomic). */
+	bool destroying;
 	/*
 	 * Inherited across fork(): this process has none of the context's
 	 * threads (host functions, staging workers), so nothing joins them.
@@ -317,7 +319,14 @@ int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
  */
 int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
 			     accel_host_fn fn, accel_host_fn drop, void *arg);
+/*
+ * Context destroy: stop() ends the host-function thread (no function runs
+ * after it returns); cancel() then drops the launches it never reached
+ * (callbacks learn -ECANCELED, on the calling thread) and lets their
+ * streams go on.
+ */
 void accel_hostfn_stop(struct accel_ctx *ctx);
+void accel_hostfn_cancel(struct accel_ctx *ctx);
 /*
  * True on a host-function thread: a call there that would block (a wait
  * with a nonzero timeout, a context destroy, which joins that very

@@ -244,7 +244,6 @@ int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 
 void accel_hostfn_stop(struct accel_ctx *ctx)
 {
-	struct accel_hostfn_job *job;
 	bool started;
 	uint64_t bell;
 
@@ -258,7 +257,14 @@ void accel_hostfn_stop(struct accel_ctx *ctx)
 		return;
 	signal_event(ctx, ctx->hf_doorbell, bell);
 	pthread_join(ctx->hf_thread, NULL);
+}
 
+void accel_hostfn_cancel(struct accel_ctx *ctx)
+{
+	struct accel_hostfn_job *job;
+
+	if (!ctx->hf_started || ctx->forked)
+		return;
 	/* Launches not reached: their functions are dropped, streams drain. */
 	while ((job = ctx->hf_head)) {
 		ctx->hf_head = job->next;
