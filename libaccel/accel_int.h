@@ -120,7 +120,10 @@ struct accel_ctx {
 	struct accel_ctx *next_ctx;	/* live contexts, under ctx_list_lock */
 	struct accel_ctx *next_all;	/* until released, under ctx_list_lock */
 	bool dead;
-	/* accel_context_destroy() has begun (atomic). */
+	/*
+	 * accel_context_destroy() has begun (atomic): nothing more may be
+	 * queued on the context (accel_ctx_queueing(): -ENOENT).
+	 */
 	bool destroying;
 	/*
 	 * Inherited across fork(): this process has none of the context's
@@ -199,6 +202,11 @@ void accel_ctx_put(struct accel_ctx *ctx);
 int accel_ctx_get_current(struct accel_ctx **out);
 /* Call @fn on every live context until it returns nonzero. */
 int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg);
+/*
+ * 0 while work may be queued on @ctx; -ENOENT once its destroy has begun
+ * (a callback run by the destroy queues nothing), with the error string.
+ */
+int accel_ctx_queueing(struct accel_ctx *ctx);
 int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
 void accel_child_unlink(struct accel_child *child);
 

@@ -609,6 +609,15 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	return ctx_lookup((accel_context *)(uintptr_t)h, out);
 }
 
+int accel_ctx_queueing(struct accel_ctx *ctx)
+{
+	if (!__atomic_load_n(&ctx->destroying, __ATOMIC_ACQUIRE))
+		return 0;
+	accel_set_error("context %#llx is being destroyed: nothing more is queued on it",
+			(unsigned long long)ctx->handle);
+	return -ENOENT;
+}
+
 int accel_ctx_get_current(struct accel_ctx **out)
 {
 	return ctx_get_any(NULL, out);

@@ -150,6 +150,9 @@ int accel_event_record(accel_event_t event, accel_stream_t stream)
 		ret = -EINVAL;
 		goto out;
 	}
+	ret = accel_ctx_queueing(s->child.ctx);
+	if (ret)
+		goto out;
 	memset(&rec, 0, sizeof(rec));
 	rec.event = ev->kevent;
 	rec.stream = s->kstream;

@@ -42,7 +42,11 @@ static int stream_kill(struct accel_stream_impl *s)
 	 * leaves the stream as it was. Of two destroys racing, the driver
 	 * lets one through. The pool's points on the stream are handed to
 	 * an event first (mempool.c): they retire as its queue drains.
+	 * Once the context's destroy has begun, the stream is its to end.
 	 */
+	ret = accel_ctx_queueing(s->child.ctx);
+	if (ret)
+		return ret;
 	accel_pool_stream_dead(s->child.ctx, s->kstream);
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	if (ret)
@@ -486,6 +490,9 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	struct accel_submit sub;
 	int ret;
 
+	ret = accel_ctx_queueing(ctx);
+	if (ret)
+		return ret;
 	ctx->backend->mark_submit(ctx);
 	memset(&sub, 0, sizeof(sub));
 	sub.stream = kstream;
