@@ -207,6 +207,8 @@ int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg);
  * (a callback run by the destroy queues nothing), with the error string.
  */
 int accel_ctx_queueing(struct accel_ctx *ctx);
+/* Make @ctx the calling thread's current context (a host function's). */
+void accel_ctx_make_current(struct accel_ctx *ctx);
 int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
 void accel_child_unlink(struct accel_child *child);
 

@@ -618,6 +618,11 @@ int accel_ctx_queueing(struct accel_ctx *ctx)
 	return -ENOENT;
 }
 
+void accel_ctx_make_current(struct accel_ctx *ctx)
+{
+	current_ctx = ctx->handle;
+}
+
 int accel_ctx_get_current(struct accel_ctx **out)
 {
 	return ctx_get_any(NULL, out);

@@ -101,6 +101,12 @@ static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 			continue;
 		if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			continue;
+		/*
+		 * It runs in its context, as a CUDA host function does: the
+		 * current context there (NULL, ACCEL_STREAM_DEFAULT) is this
+		 * one, whatever an earlier function made current.
+		 */
+		accel_ctx_make_current(ctx);
 		if (jobs[i]->cb)
 			hostfn_report(ctx, jobs[i], q.error);
 		else if (!q.error)
