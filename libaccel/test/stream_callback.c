@@ -131,6 +131,27 @@ static int destroyed_stream_still_reports(void)
 	return T_PASS;
 }
 
+/*
+ * A stream destroyed with a callback pending completes its work, as
+ * CUDA's does: the callback runs once, with 0 when nothing failed.
+ */
+static int destroyed_stream_completes(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
+	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
+	CHECK_OK(accel_stream_destroy(s));
+	CHECK(seen.calls == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK(wait_calls(&seen, 1));
+	CHECK_RET(seen.status, 0);
+	CHECK(seen.stream == s);
+	return T_PASS;
+}
+
 /* The context goes first: called from the destroy with -ECANCELED. */
 static int context_destroy_cancels(void)
 {
@@ -296,4 +317,5 @@ static int other_process(void)
 T_MAIN(T(failed_before_the_call), T(queue_full), T(other_process),
        T(success_status_zero_in_order), T(default_stream_named_as_given),
        T(failed_stream_reports_error), T(destroyed_stream_still_reports),
+       T(destroyed_stream_completes),
        T(context_destroy_cancels), T(calls_from_destroy), T(errnos))
