@@ -121,6 +121,11 @@ struct accel_ctx {
 	struct accel_ctx *next_all;	/* until released, under ctx_list_lock */
 	bool dead;
 	/*
+	 * accel_context_destroy() has begun (atomic): nothing more may be
+	 * queued on the context (accel_ctx_queueing(): -ENOENT).
+	 */
+	bool destroying;
+	/*
 	 * Inherited across fork(): this process has none of the context's
 	 * threads (host functions, staging workers), so nothing joins them.
 	 */
@@ -204,6 +209,13 @@ void accel_ctx_put(struct accel_ctx *ctx);
 int accel_ctx_get_current(struct accel_ctx **out);
 /* Call @fn on every live context until it returns nonzero. */
 int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg);
+/*
+ * 0 while work may be queued on @ctx; -ENOENT once its destroy has begun
+ * (a callback run by the destroy queues nothing), with the error string.
+ */
+int accel_ctx_queueing(struct accel_ctx *ctx);
+/* Make @ctx the calling thread's current context (a host function's). */
+void accel_ctx_make_current(struct accel_ctx *ctx);
 int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
 void accel_child_unlink(struct accel_child *child);
 
@@ -327,7 +339,14 @@ int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
  */
 int accel_hostfn_launch_drop(struct accel_ctx *ctx, uint32_t kstream,
 			     accel_host_fn fn, accel_host_fn drop, void *arg);
+/*
+ * Context destroy: stop() ends the host-function thread (no function runs
+ * after it returns); cancel() then drops the launches it never reached
+ * (callbacks learn -ECANCELED, on the calling thread) and lets their
+ * streams go on.
+ */
 void accel_hostfn_stop(struct accel_ctx *ctx);
+void accel_hostfn_cancel(struct accel_ctx *ctx);
 /*
  * True on a host-function thread: a call there that would block (a wait
  * with a nonzero timeout, a context destroy, which joins that very

@@ -482,6 +482,7 @@ int accel_context_destroy(accel_context *handle)
 		accel_ctx_put(ctx);
 		return ret;
 	}
+	__atomic_store_n(&ctx->destroying, true, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ctx_list_lock);
 	for (pp = &ctx_list; *pp; pp = &(*pp)->next_ctx) {
 		if (*pp == ctx) {
@@ -493,10 +494,18 @@ int accel_context_destroy(accel_context *handle)
 
 	/* Out of the list, its portable memory is imported nowhere again. */
 	accel_portable_forget(ctx, 0);
-	/* Threads blocked in a wait on it return (-ENOENT). */
-	accel_doom(ctx);
+	/*
+	 * The library's writes into user memory end first: host functions
+	 * (pageable-to-pageable copies among them) and the staging workers'
+	 * copies into pageable destinations are finished or cancelled, so
+	 * that a waiter released below finds its buffers left alone.
+	 */
 	accel_hostfn_stop(ctx);
 	accel_staging_stop(ctx);
+	/* Threads blocked in a wait on it return (-ENOENT). */
+	accel_doom(ctx);
+	/* Callbacks not reached run now, their waits ending at once. */
+	accel_hostfn_cancel(ctx);
 
 	/* Kill every stream and event handle; each holds a context ref. */
 	for (;;) {
@@ -617,6 +626,20 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	if (!h)
 		return -ENODEV;
 	return ctx_lookup((accel_context *)(uintptr_t)h, out);
+}
+
+int accel_ctx_queueing(struct accel_ctx *ctx)
+{
+	if (!__atomic_load_n(&ctx->destroying, __ATOMIC_ACQUIRE))
+		return 0;
+	accel_set_error("context %#llx is being destroyed: nothing more is queued on it",
+			(unsigned long long)ctx->handle);
+	return -ENOENT;
+}
+
+void accel_ctx_make_current(struct accel_ctx *ctx)
+{
+	current_ctx = ctx->handle;
 }
 
 int accel_ctx_get_current(struct accel_ctx **out)

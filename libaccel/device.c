@@ -152,7 +152,8 @@ static uint64_t remaining(uint64_t deadline)
  * The streams live when the call starts, every thread's default stream
  * included; each is synchronized against one deadline. A stream destroyed
  * meanwhile is done with (-ENOENT); a failed one makes the answer -EIO,
- * after the others were waited for.
+ * after the others were waited for. The context destroyed meanwhile ends
+ * the call with -ENOENT, as it ends every wait.
  */
 ACCEL_EXPORT
 int accel_context_synchronize(accel_context *handle, uint64_t timeout_ns)
@@ -189,6 +190,12 @@ int accel_context_synchronize(accel_context *handle, uint64_t timeout_ns)
 	for (i = 0; i < n; i++) {
 		r = accel_stream_synchronize((accel_stream_t)(uintptr_t)streams[i],
 					     remaining(deadline));
+		if (r == -ENOENT &&
+		    __atomic_load_n(&ctx->destroying, __ATOMIC_ACQUIRE)) {
+			accel_set_error("the context was destroyed during the wait");
+			ret = -ENOENT;
+			break;
+		}
 		if (r == -ENOENT || r == 0)
 			continue;
 		if (r != -EIO) {

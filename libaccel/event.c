@@ -185,6 +185,11 @@ int accel_event_record(accel_event_t event, accel_stream_t stream)
 	ret = event_stream_get(event, stream, &ev, &s);
 	if (ret)
 		return ret;
+	ret = accel_ctx_queueing(s->child.ctx);
+	if (ret) {
+		event_stream_put(ev, s);
+		return ret;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.event = ev->kevent;
 	rec.stream = s->kstream;

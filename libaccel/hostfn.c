@@ -101,6 +101,12 @@ static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 			continue;
 		if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			continue;
+		/*
+		 * It runs in its context, as a CUDA host function does: the
+		 * current context there (NULL, ACCEL_STREAM_DEFAULT) is this
+		 * one, whatever an earlier function made current.
+		 */
+		accel_ctx_make_current(ctx);
 		if (jobs[i]->cb)
 			hostfn_report(ctx, jobs[i], q.error);
 		else if (!q.error)
@@ -244,7 +250,6 @@ int accel_hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 
 void accel_hostfn_stop(struct accel_ctx *ctx)
 {
-	struct accel_hostfn_job *job;
 	bool started;
 	uint64_t bell;
 
@@ -258,7 +263,14 @@ void accel_hostfn_stop(struct accel_ctx *ctx)
 		return;
 	signal_event(ctx, ctx->hf_doorbell, bell);
 	pthread_join(ctx->hf_thread, NULL);
+}
 
+void accel_hostfn_cancel(struct accel_ctx *ctx)
+{
+	struct accel_hostfn_job *job;
+
+	if (!ctx->hf_started || ctx->forked)
+		return;
 	/* Launches not reached: their functions are dropped, streams drain. */
 	while ((job = ctx->hf_head)) {
 		ctx->hf_head = job->next;

@@ -42,7 +42,11 @@ static int stream_kill(struct accel_stream_impl *s)
 	 * leaves the stream as it was. Of two destroys racing, the driver
 	 * lets one through. The pool's points on the stream are handed to
 	 * an event first (mempool.c): they retire as its queue drains.
+	 * Once the context's destroy has begun, the stream is its to end.
 	 */
+	ret = accel_ctx_queueing(s->child.ctx);
+	if (ret)
+		return ret;
 	accel_pool_stream_dead(s->child.ctx, s->kstream);
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	if (ret)
@@ -299,42 +303,98 @@ static int stream_sync_poll(struct accel_ctx *ctx, void *arg, uint64_t until)
 /*
  * A blocking synchronize is a wait for an event recorded at the stream's
  * tail, so that it also waits on the context's doom event: a destroy from
- * another thread ends it (-ENOENT). Where the event cannot be had (a
- * stream too full for the record, no event left) it waits in STREAM_SYNC,
- * which answers the same but cannot be ended by the destroy.
+ * another thread ends it (-ENOENT). -EAGAIN: the event cannot be had (a
+ * stream too full for the record, no event left).
  */
-static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
+static int stream_sync_tail(struct accel_stream_impl *s, uint64_t deadline)
 {
 	struct accel_ctx *ctx = s->child.ctx;
 	struct accel_wait_entry ents[2];
 	struct accel_event_record rec;
-	struct accel_stream_sync ss;
 	int ret;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.stream = s->kstream;
-	if (!accel_kevent_create(ctx, 0, &rec.event)) {
-		ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_RECORD, &rec);
-		if (!ret) {
-			memset(ents, 0, sizeof(ents));
-			ents[0].event = rec.event;
-			ret = accel_kwait_user_until(ctx, ents, 1,
-						     ACCEL_WAIT_ALL, deadline,
-						     NULL);
-		}
-		accel_kevent_destroy(ctx, rec.event);
-		/* Recorded: the wait's answer is the synchronize's. */
-		if (ret != -EAGAIN)
-			return ret;
+	if (accel_kevent_create(ctx, 0, &rec.event))
+		return -EAGAIN;
+	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_RECORD, &rec);
+	if (!ret) {
+		memset(ents, 0, sizeof(ents));
+		ents[0].event = rec.event;
+		ret = accel_kwait_user_until(ctx, ents, 1, ACCEL_WAIT_ALL,
+					     deadline, NULL);
 	}
+	accel_kevent_destroy(ctx, rec.event);
+	return ret;
+}
+
+/* The context's destroy has released its waiters (its doom event failed). */
+static bool ctx_doomed(struct accel_ctx *ctx)
+{
+	struct accel_event_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.handle = ctx->doom;
+	return !accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, &q) && q.error;
+}
+
+/* How long one STREAM_SYNC of a stream too full for a record sleeps. */
+#define SYNC_FULL_SLICE_NS	(50 * 1000000ULL)
+
+/*
+ * Without the tail event, STREAM_SYNC, which a destroy cannot end: it
+ * sleeps until the stream's next descriptor retires (then there is room
+ * for the record) or for a slice at most, and between slices the call
+ * looks whether the context's destroy released its waiters. -EAGAIN:
+ * try the record again.
+ */
+static int stream_sync_full(struct accel_stream_impl *s, uint64_t deadline)
+{
+	struct accel_ctx *ctx = s->child.ctx;
+	struct accel_stream_query q;
+	struct accel_stream_sync ss;
+	uint64_t slice;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.handle = s->kstream;
+	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	if (ret)
+		return ret;
+	if (q.error)
+		return accel_failed_errno(q.error);
+	if (q.completed >= q.submitted)
+		return 0;
+	slice = accel_deadline(SYNC_FULL_SLICE_NS);
 	memset(&ss, 0, sizeof(ss));
 	ss.handle = s->kstream;
-	ss.timeout_ns = deadline;
+	ss.seq = q.completed + 1;
+	ss.timeout_ns = deadline < slice ? deadline : slice;
 	/* The deadline is absolute, so a restart keeps it. */
 	do {
 		ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
 	} while (ret == -EINTR);
 	ctx->backend->trace_wait(ctx);
+	if (ret == -ETIME && ss.timeout_ns == deadline)
+		return -ETIME;
+	if (ret && ret != -ETIME)
+		return ret;
+	if (ctx_doomed(ctx)) {
+		accel_set_error("the context was destroyed during the wait");
+		return -ENOENT;
+	}
+	return -EAGAIN;
+}
+
+static int stream_sync_wait(struct accel_stream_impl *s, uint64_t deadline)
+{
+	int ret;
+
+	do {
+		ret = stream_sync_tail(s, deadline);
+		if (ret == -EAGAIN)
+			ret = stream_sync_full(s, deadline);
+	} while (ret == -EAGAIN);
 	return ret;
 }
 
@@ -437,6 +497,9 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	struct accel_submit sub;
 	int ret;
 
+	ret = accel_ctx_queueing(ctx);
+	if (ret)
+		return ret;
 	ctx->backend->mark_submit(ctx);
 	memset(&sub, 0, sizeof(sub));
 	sub.stream = kstream;

@@ -107,4 +107,55 @@ static int waits_return_edeadlk(void)
 	return T_PASS;
 }
 
-T_MAIN(T(destroy_own_context), T(waits_return_edeadlk))
+/*
+ * A host function runs in its own context (as a CUDA host function does):
+ * there the current context is the stream's, not the oldest live one, so
+ * NULL and ACCEL_STREAM_DEFAULT name it, even after an earlier function
+ * of the same thread made another context current.
+ */
+struct current {
+	accel_context *a, *b, *seen[2];
+	void *d, *h;
+	int get[2], copy, set;
+};
+
+static void in_b(void *arg)
+{
+	struct current *c = arg;
+	int i = c->seen[0] ? 1 : 0;
+
+	c->get[i] = accel_context_get_current(&c->seen[i]);
+	if (!i) {
+		c->copy = accel_memcpy_async(ACCEL_STREAM_DEFAULT, c->d, c->h,
+					     64, ACCEL_MEMCPY_H2D);
+		c->set = accel_context_set_current(c->a);
+	}
+}
+
+static int current_is_own_context(void)
+{
+	struct current c;
+	accel_stream_t s;
+
+	memset(&c, 0, sizeof(c));
+	c.a = t_ctx();
+	c.b = t_ctx();
+	CHECK(c.a && c.b);
+	/* The library's thread has none of its own: not the oldest (a). */
+	CHECK_OK(accel_stream_create(c.b, 0, 0, &s));
+	CHECK_OK(accel_malloc(c.b, &c.d, 64));
+	CHECK_OK(accel_host_alloc(c.b, &c.h, 64, 0));
+	CHECK_OK(accel_launch_host_func(s, in_b, &c));
+	CHECK_OK(accel_launch_host_func(s, in_b, &c));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK_OK(c.get[0]);
+	CHECK(c.seen[0] == c.b);
+	CHECK_OK(c.copy);
+	CHECK_OK(c.set);
+	CHECK_OK(c.get[1]);
+	CHECK(c.seen[1] == c.b);
+	return T_PASS;
+}
+
+T_MAIN(T(destroy_own_context), T(waits_return_edeadlk),
+       T(current_is_own_context))

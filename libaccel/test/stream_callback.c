@@ -132,6 +132,27 @@ static int destroyed_stream_still_reports(void)
 	return T_PASS;
 }
 
+/*
+ * A stream destroyed with a callback pending completes its work, as
+ * CUDA's does: the callback runs once, with 0 when nothing failed.
+ */
+static int destroyed_stream_completes(void)
+{
+	struct seen seen = SEEN_INIT;
+	accel_event_t gate;
+	accel_stream_t s;
+
+	CHECK_OK(t_gated_stream(NULL, &s, &gate));
+	CHECK_OK(accel_stream_add_callback(s, record, &seen, 0));
+	CHECK_OK(accel_stream_destroy(s));
+	CHECK(seen.calls == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK(wait_calls(&seen, 1));
+	CHECK_RET(seen.status, 0);
+	CHECK(seen.stream == s);
+	return T_PASS;
+}
+
 /* The context goes first: called from the destroy with -ECANCELED. */
 static int context_destroy_cancels(void)
 {
@@ -154,13 +175,23 @@ static int context_destroy_cancels(void)
 /*
  * Calls a callback run from accel_context_destroy() makes on its stream:
  * the destroy has begun, so a wait ends at once (-ENOENT, as for a
- * destroyed context), a new callback is refused (-ENOENT: its context is
- * being destroyed), and the not-yet-cancelled work is still pending.
+ * destroyed context), nothing more is queued (-ENOENT: its context is
+ * being destroyed: a callback, a copy, an event record, a stream wait),
+ * the stream is the destroy's to end (-ENOENT), and the not-yet-cancelled
+ * work is still pending.
  */
 struct in_destroy {
 	int sync0, sync_inf, add, query;
+	int copy, record, wait_value, launch, destroy;
+	accel_event_t ev;
+	void *h, *d;
 	int calls;
 };
+
+static void nothing(void *arg)
+{
+	(void)arg;
+}
 
 static void calls_in_destroy(accel_stream_t stream, int status, void *arg)
 {
@@ -171,6 +202,11 @@ static void calls_in_destroy(accel_stream_t stream, int status, void *arg)
 	r->sync0 = accel_stream_synchronize(stream, 0);
 	r->sync_inf = accel_stream_synchronize(stream, ACCEL_TIMEOUT_INFINITE);
 	r->add = accel_stream_add_callback(stream, record, NULL, 0);
+	r->copy = accel_memcpy_async(stream, r->d, r->h, 16, ACCEL_MEMCPY_H2D);
+	r->record = accel_event_record(r->ev, stream);
+	r->wait_value = accel_stream_wait_value(stream, r->ev, 1, 0);
+	r->launch = accel_launch_host_func(stream, nothing, NULL);
+	r->destroy = accel_stream_destroy(stream);
 	r->query = accel_stream_query(stream);
 }
 
@@ -183,6 +219,9 @@ static int calls_from_destroy(void)
 
 	CHECK_OK(accel_context_create(&ctx, 0));
 	CHECK_OK(t_gated_stream(ctx, &s, &gate));
+	CHECK_OK(accel_host_alloc(ctx, &r.h, 16, 0));
+	CHECK_OK(accel_malloc(ctx, &r.d, 16));
+	CHECK_OK(accel_event_create(ctx, ACCEL_EVENT_HOST, &r.ev));
 	CHECK_OK(accel_stream_add_callback(s, calls_in_destroy, &r, 0));
 	CHECK_OK(accel_context_destroy(ctx));
 	CHECK_RET(r.calls, 1);
@@ -190,6 +229,11 @@ static int calls_from_destroy(void)
 	CHECK_RET(r.sync0, -ETIME);
 	CHECK_RET(r.sync_inf, -ENOENT);
 	CHECK_RET(r.add, -ENOENT);
+	CHECK_RET(r.copy, -ENOENT);
+	CHECK_RET(r.record, -ENOENT);
+	CHECK_RET(r.wait_value, -ENOENT);
+	CHECK_RET(r.launch, -ENOENT);
+	CHECK_RET(r.destroy, -ENOENT);
 	CHECK_RET(r.query, -EAGAIN);
 	return T_PASS;
 }
@@ -269,4 +313,5 @@ static int other_process(void)
 T_MAIN(T(failed_before_the_call), T(queue_full), T(other_process),
        T(success_status_zero_in_order), T(default_stream_named_as_given),
        T(failed_stream_reports_error), T(destroyed_stream_still_reports),
+       T(destroyed_stream_completes),
        T(context_destroy_cancels), T(calls_from_destroy), T(errnos))
