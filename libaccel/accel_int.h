@@ -262,7 +262,10 @@ int accel_kwait_user_until(struct accel_ctx *ctx,
 			   uint32_t flags, uint64_t deadline, uint32_t *first);
 /* The most events one accel_event_wait() takes: the doom entry is ours. */
 #define ACCEL_USER_WAIT_MAX(ctx)	((ctx)->info.max_wait - 1)
+/* The absolute CLOCK_MONOTONIC deadline @timeout_ns (ns) from now. */
 uint64_t accel_deadline(uint64_t timeout_ns);
+/* The ns left until @deadline, 0 once past; ACCEL_TIMEOUT_INFINITE stays. */
+uint64_t accel_deadline_left(uint64_t deadline);
 int accel_doom_init(struct accel_ctx *ctx);
 void accel_doom(struct accel_ctx *ctx);
 

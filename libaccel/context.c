@@ -74,18 +74,35 @@ bool accel_env_flag(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-uint64_t accel_deadline(uint64_t timeout_ns)
+/* CLOCK_MONOTONIC now, in ns: the clock every deadline is read on. */
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t accel_deadline(uint64_t timeout_ns)
+{
 	uint64_t now;
 
 	if (timeout_ns == ACCEL_TIMEOUT_INFINITE)
 		return ACCEL_TIMEOUT_INFINITE;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	now = monotonic_ns();
 	if (timeout_ns >= ACCEL_TIMEOUT_INFINITE - now)
 		return ACCEL_TIMEOUT_INFINITE - 1;
 	return now + timeout_ns;
+}
+
+uint64_t accel_deadline_left(uint64_t deadline)
+{
+	uint64_t now;
+
+	if (deadline == ACCEL_TIMEOUT_INFINITE)
+		return ACCEL_TIMEOUT_INFINITE;
+	now = monotonic_ns();
+	return deadline > now ? deadline - now : 0;
 }
 
 /*

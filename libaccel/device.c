@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -136,18 +135,6 @@ int accel_mem_get_info(accel_context *handle, size_t *free_bytes,
 	return ret;
 }
 
-static uint64_t remaining(uint64_t deadline)
-{
-	struct timespec ts;
-	uint64_t now;
-
-	if (deadline == ACCEL_TIMEOUT_INFINITE)
-		return ACCEL_TIMEOUT_INFINITE;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	return deadline > now ? deadline - now : 0;
-}
-
 /*
  * The streams live when the call starts, every thread's default stream
  * included; each is synchronized against one deadline. A stream destroyed
@@ -189,7 +176,7 @@ int accel_context_synchronize(accel_context *handle, uint64_t timeout_ns)
 
 	for (i = 0; i < n; i++) {
 		r = accel_stream_synchronize((accel_stream_t)(uintptr_t)streams[i],
-					     remaining(deadline));
+					     accel_deadline_left(deadline));
 		if (r == -ENOENT &&
 		    __atomic_load_n(&ctx->destroying, __ATOMIC_ACQUIRE)) {
 			accel_set_error("the context was destroyed during the wait");
