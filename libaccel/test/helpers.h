@@ -110,6 +110,15 @@ static inline int t_gate_open(accel_event_t gate)
 	return accel_event_signal(gate, 1, 0);
 }
 
+/* Open @gate and synchronize @s, @timeout_ns at most: 0 or -errno. */
+static inline int t_gate_drain(accel_stream_t s, accel_event_t gate,
+			       uint64_t timeout_ns)
+{
+	int ret = t_gate_open(gate);
+
+	return ret ? ret : accel_stream_synchronize(s, timeout_ns);
+}
+
 /*
  * Fail @s: a gate on it signalled with an error. Returns what synchronizing
  * @s then reports, -EIO once the stream failed (or the -errno of a step).

@@ -2,42 +2,58 @@
 /* Pageable (unregistered) memory: staged, so the caller may free it. */
 #include "helpers.h"
 
+/* A stream, device and pinned memory (t_copy_setup()) and a gate. */
+struct gated_copy {
+	accel_stream_t s;
+	accel_event_t gate;
+	unsigned char *pinned;
+	void *d;
+};
+
+/*
+ * The start of both tests: t_copy_setup() of @n bytes, then the H2D copy
+ * of @src (the pinned memory when NULL), filled with t_fill(@seed), into
+ * the device memory, queued behind a new gate (t_gated_h2d()).
+ */
+static int gated_copy_in(struct gated_copy *c, size_t n, unsigned char *src,
+			 unsigned int seed)
+{
+	int ret = t_copy_setup(n, &c->s, &c->d, &c->pinned);
+
+	if (!ret)
+		ret = t_gated_h2d(c->s, c->d, src ? src : c->pinned, n, seed,
+				  &c->gate);
+	return ret;
+}
+
 /* Bug report: a pageable source freed right after enqueue delivers. */
 static int pageable_source_freed_after_enqueue(void)
 {
 	const size_t n = 300000;
-	unsigned char *src, *out;
-	accel_stream_t s;
-	accel_event_t gate;
-	void *d;
+	struct gated_copy c;
+	unsigned char *src;
 
-	CHECK_OK(t_copy_setup(n, &s, &d, &out));
 	CHECK((src = malloc(n)));
-	CHECK_OK(t_gated_h2d(s, d, src, n, 11, &gate));
+	CHECK_OK(gated_copy_in(&c, n, src, 11));
 	memset(src, 0, n);
 	free(src);
-	CHECK_OK(accel_memcpy_async(s, out, d, n, ACCEL_MEMCPY_D2H));
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
-	CHECK(t_check_fill(out, n, 11));
+	CHECK_OK(accel_memcpy_async(c.s, c.pinned, c.d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_drain(c.s, c.gate, ACCEL_TIMEOUT_INFINITE));
+	CHECK(t_check_fill(c.pinned, n, 11));
 	return T_PASS;
 }
 
 static int pageable_destination(void)
 {
 	const size_t n = 70000;
-	unsigned char *h, *dst;
-	accel_stream_t s;
-	accel_event_t gate;
-	void *d;
+	struct gated_copy c;
+	unsigned char *dst;
 
-	CHECK_OK(t_copy_setup(n, &s, &d, &h));
 	CHECK((dst = calloc(1, n)));
-	CHECK_OK(t_gated_h2d(s, d, h, n, 12, &gate));
-	CHECK_OK(accel_memcpy_async(s, dst, d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(gated_copy_in(&c, n, NULL, 12));
+	CHECK_OK(accel_memcpy_async(c.s, dst, c.d, n, ACCEL_MEMCPY_D2H));
 	CHECK(dst[1] == 0);	/* nothing copied out while gated */
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK_OK(t_gate_drain(c.s, c.gate, ACCEL_TIMEOUT_INFINITE));
 	CHECK(t_check_fill(dst, n, 12));
 	free(dst);
 	return T_PASS;
