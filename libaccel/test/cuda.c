@@ -106,28 +106,45 @@ static int registered_and_d2d(void)
 	return T_PASS;
 }
 
+/*
+ * The start of the fetch tests: a new stream held behind a gate, and
+ * copy_bufs_dev()'s buffers.
+ */
+struct gated_bufs {
+	accel_stream_t s;
+	accel_event_t gate;
+	unsigned char *a, *b;
+	char *d;
+};
+
+static int gated_bufs(struct gated_bufs *g, size_t n, size_t dn,
+		      unsigned int seed)
+{
+	int ret = t_stream(&g->s);
+
+	if (!ret)
+		ret = copy_bufs_dev(n, dn, seed, &g->a, &g->b, (void **)&g->d);
+	if (!ret)
+		ret = t_gate(g->s, &g->gate);
+	return ret;
+}
+
 /* Many small copies queued behind a gate go out in one fetch: batched. */
 static int small_copies_batched(void)
 {
 	const unsigned int n = 512;
-	unsigned char *a, *b;
-	accel_event_t gate;
-	accel_stream_t s;
+	struct gated_bufs g;
 	unsigned int i;
-	void *d;
 
-	CHECK_OK(t_stream(&s));
-	CHECK_OK(copy_bufs(n * 64, 4, &a, &b, &d));
-	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(gated_bufs(&g, n * 64, n * 64, 4));
 	for (i = 0; i < n; i++)
-		CHECK_OK(accel_memcpy_async(s, (char *)d + i * 64, a + i * 64,
+		CHECK_OK(accel_memcpy_async(g.s, g.d + i * 64, g.a + i * 64,
 					    64, ACCEL_MEMCPY_H2D));
 	for (i = 0; i < n; i++)
-		CHECK_OK(accel_memcpy_async(s, b + i * 64, (char *)d + i * 64,
+		CHECK_OK(accel_memcpy_async(g.s, g.b + i * 64, g.d + i * 64,
 					    64, ACCEL_MEMCPY_D2H));
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(t_check_fill(b, n * 64, 4));
+	CHECK_OK(t_gate_drain(g.s, g.gate, 60 * T_SEC));
+	CHECK(t_check_fill(g.b, n * 64, 4));
 	return T_PASS;
 }
 
@@ -136,23 +153,18 @@ static int dependent_copies_in_one_fetch(void)
 {
 	const unsigned int links = 16;
 	const size_t n = 256;
-	unsigned char *a, *b;
-	accel_event_t gate;
-	accel_stream_t s;
+	struct gated_bufs g;
 	unsigned int i;
-	char *d;
 
-	CHECK_OK(t_stream(&s));
-	CHECK_OK(copy_bufs_dev(n, n * (links + 1), 5, &a, &b, (void **)&d));
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, d, a, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(gated_bufs(&g, n, n * (links + 1), 5));
+	CHECK_OK(accel_memcpy_async(g.s, g.d, g.a, n, ACCEL_MEMCPY_H2D));
 	for (i = 0; i < links; i++)
-		CHECK_OK(accel_memcpy_async(s, d + (i + 1) * n, d + i * n, n,
-					    ACCEL_MEMCPY_D2D));
-	CHECK_OK(accel_memcpy_async(s, b, d + links * n, n, ACCEL_MEMCPY_D2H));
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(t_check_fill(b, n, 5));
+		CHECK_OK(accel_memcpy_async(g.s, g.d + (i + 1) * n, g.d + i * n,
+					    n, ACCEL_MEMCPY_D2D));
+	CHECK_OK(accel_memcpy_async(g.s, g.b, g.d + links * n, n,
+				    ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_drain(g.s, g.gate, 60 * T_SEC));
+	CHECK(t_check_fill(g.b, n, 5));
 	return T_PASS;
 }
 
