@@ -50,6 +50,11 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 		       const struct accel_stage_side *dst,
 		       const struct accel_stage_side *src, size_t bytes,
 		       uint64_t *seq);
+/*
+ * @kstream is about to be destroyed: what the pool knows by its timeline
+ * is handed to an event recorded at its tail (queued work still runs).
+ */
+void accel_staging_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
 /* Stop the workers; queued pieces are dropped (context destroy). */
 void accel_staging_stop(struct accel_ctx *ctx);
 /* Release the chunks, once the device can no longer use them. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "accel_int.h"
+#include "staging.h"
 
 /* Default streams of this thread, one per context it used. */
 #define DEFAULT_SLOTS	8
@@ -44,6 +45,7 @@ static int stream_kill(struct accel_stream_impl *s)
 	 * an event first (mempool.c): they retire as its queue drains.
 	 */
 	accel_pool_stream_dead(s->child.ctx, s->kstream);
+	accel_staging_stream_dead(s->child.ctx, s->kstream);
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	if (ret)
 		return ret;

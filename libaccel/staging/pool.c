@@ -3,6 +3,7 @@
  * The staging pool (stage.h): the pool, its chunks and their workers, and
  * how a copy is cut into pieces, each handed a chunk and submitted.
  */
+#include <syslog.h>
 #include <unistd.h>
 #include <sys/resource.h>
 
@@ -51,7 +52,7 @@ void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what)
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
 
-static int point_get_locked(struct accel_staging *p, uint32_t *ev)
+int stage_point_get_locked(struct accel_staging *p, uint32_t *ev)
 {
 	if (p->npoints) {
 		*ev = p->points[--p->npoints];
@@ -60,7 +61,7 @@ static int point_get_locked(struct accel_staging *p, uint32_t *ev)
 	return accel_kevent_create(p->ctx, 0, ev);
 }
 
-static void point_put_locked(struct accel_staging *p, uint32_t ev)
+void stage_point_put_locked(struct accel_staging *p, uint32_t ev)
 {
 	if (p->npoints == p->cap_points) {
 		unsigned int cap = p->cap_points ? 2 * p->cap_points : 16;
@@ -79,11 +80,11 @@ static void point_put_locked(struct accel_staging *p, uint32_t ev)
 static void point_put(struct accel_staging *p, uint32_t ev)
 {
 	pthread_mutex_lock(&p->lock);
-	point_put_locked(p, ev);
+	stage_point_put_locked(p, ev);
 	pthread_mutex_unlock(&p->lock);
 }
 
-static bool point_passed(struct accel_ctx *ctx, uint32_t ev)
+bool stage_point_passed(struct accel_ctx *ctx, uint32_t ev)
 {
 	struct accel_event_query q;
 
@@ -229,6 +230,12 @@ static int pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 			~((size_t)ctx->page_size - 1);
 	p->max_chunks = stage_env_ulong("ACCEL_STAGING_CHUNKS", STAGING_CHUNKS,
 					1, STAGING_MAX_CHUNKS);
+	/* The ring: one chunk more, for small copies (ring.c). */
+	p->ring.max = stage_env_ulong("ACCEL_STAGING_SMALL_KB", STAGING_SMALL_KB,
+				      0, 1UL << 20) << 10;
+	if (p->ring.max > p->chunk_size / 4)
+		p->ring.max = p->chunk_size / 4;
+	p->ring.failed = !p->ring.max;
 	ret = accel_kevent_create(ctx, ACCEL_EVENT_USER, &p->doorbell);
 	if (ret) {
 		free(p);
@@ -301,9 +308,9 @@ static bool chunk_free_locked(struct accel_staging *p, struct stage_chunk *c)
 	if (c->head || c->running)
 		return false;
 	if (c->point) {
-		if (!point_passed(p->ctx, c->point))
+		if (!stage_point_passed(p->ctx, c->point))
 			return false;
-		point_put_locked(p, c->point);
+		stage_point_put_locked(p, c->point);
 		c->point = 0;
 	}
 	return true;
@@ -425,7 +432,7 @@ static bool chunk_wait_unlocked(struct accel_staging *p, uint32_t kstream)
 
 	/* Its last wait timed out, and that chunk is still not free: spill. */
 	if (p->behind_point && p->behind_stream == kstream) {
-		if (!point_passed(p->ctx, p->behind_point))
+		if (!stage_point_passed(p->ctx, p->behind_point))
 			return false;
 		p->behind_point = 0;
 	}
@@ -481,6 +488,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 			return ret;
 		if (now || *behind || !src->pageable)
 			break;
+		p->tr.chunk_waits++;
 		if (!chunk_wait_unlocked(p, kstream))
 			*behind = true;
 		if (p->stopping)
@@ -497,7 +505,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	}
 	/* Part of the source is yet to be written: the worker reads it. */
 	late = npatch != 0;
-	ret = point_get_locked(p, &point);
+	ret = stage_point_get_locked(p, &point);
 	if (ret)
 		goto err_patch;
 	assigned = c->assigned;
@@ -523,7 +531,9 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 			/* The chunk is ours alone: fill it in place. */
 			stage_par_copy(p, (void *)c->r.base, src->ptr, len,
 				       false);
+			p->tr.filled++;
 		} else {
+			p->tr.spills++;
 			job->spill = malloc(len);
 			if (!job->spill)
 				goto err_nomem;
@@ -556,8 +566,10 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 		c->point = point;
 	}
 	c->kstream = kstream;
-	if (job)
+	if (job) {
 		job_queue_locked(p, c, job);
+		p->tr.handoffs++;
+	}
 	return 0;
 
 err_nomem:
@@ -569,7 +581,7 @@ err_job:
 			stage_out_done_locked(p, job->out);
 		job_free(job);
 	}
-	point_put_locked(p, point);
+	stage_point_put_locked(p, point);
 err_patch:
 	free(patch);
 	return ret;
@@ -618,9 +630,18 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	if (dst->pageable && src->pageable)
 		return stage_h2h_copy(p, kstream, dst->ptr, src->ptr, bytes);
 	pthread_mutex_lock(&p->lock);
-	if (p->stopping)
+	if (p->stopping) {
 		ret = -ENOENT;
-	else
+	} else if (!dst->pageable && bytes <= p->ring.max) {
+		ret = stage_ring_copy_locked(p, kstream, dst, src->ptr, bytes,
+					     seq);
+		if (ret <= 0) {
+			pthread_mutex_unlock(&p->lock);
+			return ret;
+		}
+		ret = 0;
+	}
+	if (!ret)
 		ret = room_check_locked(p, kstream, bytes);
 	while (!ret && done < bytes) {
 		len = bytes - done < p->chunk_size ? bytes - done :
@@ -638,6 +659,19 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;
+}
+
+void accel_staging_stream_dead(struct accel_ctx *ctx, uint32_t kstream)
+{
+	struct accel_staging *p = __atomic_load_n(&ctx->staging,
+						  __ATOMIC_ACQUIRE);
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (!p->stopping)
+		stage_ring_stream_dead_locked(p, kstream);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* fork(): the pool's lock, after ctx->lock (context.c's lock order). */
@@ -695,11 +729,24 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 
 	if (!p)
 		return;
+	if (accel_env_flag("ACCEL_TRACE"))
+		accel_log_asked(LOG_INFO,
+			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
+			(unsigned long long)p->tr.ring,
+			(unsigned long long)p->tr.ring_waits,
+			(unsigned long long)p->tr.filled,
+			(unsigned long long)p->tr.par_fills,
+			(unsigned long long)p->tr.handoffs,
+			(unsigned long long)p->tr.spills,
+			(unsigned long long)p->tr.chunk_waits);
 	for (i = 0; i < p->nchunks; i++) {
 		struct stage_chunk *c = &p->chunks[i];
 
 		ctx->backend->region_teardown(ctx, &c->r);
 	}
+	if (p->ring.r.base)
+		ctx->backend->region_teardown(ctx, &p->ring.r);
+	free(p->ring.slot);
 	while ((o = p->outs)) {
 		p->outs = o->next;
 		free(o);

@@ -78,6 +78,7 @@
 #define STAGING_MAX_CHUNKS	64
 #define STAGING_THREADS		4
 #define STAGING_MAX_THREADS	16
+#define STAGING_SMALL_KB	1024
 #define STAGING_WAIT_MS		10
 #define FILL_SLICE_MIN		(256 << 10)
 #define STAGE_DESCS		4	/* most descriptors one piece takes */
@@ -122,6 +123,37 @@ struct stage_job {
 	unsigned int npatch;
 };
 
+/* A slot of the ring (ring.c): read by the COPY at @seq of @kstream. */
+struct stage_slot {
+	size_t off, len;
+	uint64_t seq;
+	uint32_t kstream;	/* 0 once its stream was destroyed: @point */
+	uint32_t point;		/* recorded at that stream's tail, or 0 */
+	bool own_point;		/* the newest slot of @point: gives it back */
+};
+
+/* The ring of slots for small copies (ring.c), one chunk of the pool. */
+struct stage_ring {
+	struct accel_region r;	/* pinned, HOST_ALLOC; base 0: not yet */
+	size_t max;		/* the largest copy it takes */
+	struct stage_slot *slot;	/* oldest at @first, @n of @cap */
+	unsigned int cap, first, n;
+	size_t head;		/* where the next slot goes */
+	bool failed;		/* could not be pinned: the chunks serve */
+	bool behind;		/* its oldest copy did not retire in time */
+};
+
+/* What ACCEL_TRACE=1 reports of the pool when the context goes. */
+struct stage_trace {
+	uint64_t ring;		/* copies through the ring */
+	uint64_t ring_waits;	/* the ring was full: waits for a retire */
+	uint64_t filled;	/* pieces the calling thread filled in a chunk */
+	uint64_t handoffs;	/* pieces handed to a chunk's worker */
+	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
+	uint64_t spills;	/* pieces kept in unpinned memory */
+	uint64_t par_fills;	/* pieces the fill threads filled */
+};
+
 struct stage_chunk {
 	struct accel_staging *pool;
 	struct accel_region r;	/* pinned, HOST_ALLOC, not in the table */
@@ -155,6 +187,8 @@ struct accel_staging {
 	uint64_t out_ids;
 	pthread_cond_t out_cond;	/* an out is done, or stop */
 	struct stage_chunk chunks[STAGING_MAX_CHUNKS];
+	struct stage_ring ring;
+	struct stage_trace tr;
 
 	/* Protects the fill threads' queue, below. */
 	pthread_mutex_t fill_lock;
@@ -169,6 +203,20 @@ struct accel_staging {
 /* pool.c */
 unsigned long stage_env_ulong(const char *name, unsigned long def,
 			      unsigned long lo, unsigned long hi);
+int stage_point_get_locked(struct accel_staging *p, uint32_t *ev);
+void stage_point_put_locked(struct accel_staging *p, uint32_t ev);
+bool stage_point_passed(struct accel_ctx *ctx, uint32_t ev);
+
+/*
+ * ring.c: copy @src (pageable, @len bytes) to @dst through the ring: 0
+ * (*@seq set), -errno, or 1: not taken (too large, an unfinished write
+ * overlaps the source, the ring cannot be pinned or is behind), the
+ * chunks' path is to serve it.
+ */
+int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
+			   const struct accel_stage_side *dst,
+			   const void *src, size_t len, uint64_t *seq);
+void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
 
 /* fill.c */
 void stage_fill_start(struct accel_staging *p);
