@@ -3,6 +3,8 @@
  * The staging pool (stage.h): the fill threads, which copy slices of a
  * large fill or copy-out alongside the thread that asked for it.
  */
+#include <unistd.h>
+
 #include "stage.h"
 
 /* ------------------------------------------------------------------ */
@@ -97,10 +99,50 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 	return t.fault;
 }
 
+void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
+{
+	struct fill_task **pp;
+
+	t->next = NULL;
+	t->slice = t->len;
+	t->nslices = 1;
+	t->taken = t->done = 0;
+	pthread_mutex_lock(&p->fill_lock);
+	for (pp = &p->tasks; *pp; pp = &(*pp)->next)
+		;
+	*pp = t;
+	pthread_cond_signal(&p->fill_cond);
+	pthread_mutex_unlock(&p->fill_lock);
+}
+
+void stage_fill_wait(struct accel_staging *p, struct fill_task *t)
+{
+	pthread_mutex_lock(&p->fill_lock);
+	if (t->taken < t->nslices)
+		slice_take_locked(p, t);
+	while (t->done < t->nslices)
+		pthread_cond_wait(&p->fill_done, &p->fill_lock);
+	pthread_mutex_unlock(&p->fill_lock);
+}
+
+/*
+ * Threads that copy, the caller included: half the online CPUs, from 2 to
+ * STAGING_THREADS (8 on a 16-core host: a memcpy per core reaches a few
+ * GB/s, eight of them about the link's 50).
+ */
+unsigned int stage_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+
+	if (n < 2)
+		return 2;
+	return n > STAGING_THREADS ? STAGING_THREADS : (unsigned int)n;
+}
+
 void stage_fill_start(struct accel_staging *p)
 {
 	unsigned long n = stage_env_ulong("ACCEL_STAGING_THREADS",
-					  STAGING_THREADS, 1,
+					  stage_default_threads(), 1,
 					  STAGING_MAX_THREADS);
 
 	pthread_mutex_init(&p->fill_lock, NULL);

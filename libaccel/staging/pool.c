@@ -228,8 +228,10 @@ static int pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 					STAGING_CHUNK_KB, 4, 1UL << 20) << 10;
 	p->chunk_size = (p->chunk_size + (size_t)ctx->page_size - 1) &
 			~((size_t)ctx->page_size - 1);
-	p->max_chunks = stage_env_ulong("ACCEL_STAGING_CHUNKS", STAGING_CHUNKS,
-					1, STAGING_MAX_CHUNKS);
+	/* Two per copying thread: one filling while the other is on the wire. */
+	p->max_chunks = stage_env_ulong("ACCEL_STAGING_CHUNKS",
+					2 * stage_default_threads(), 1,
+					STAGING_MAX_CHUNKS);
 	/* The ring: one chunk more, for small copies (ring.c). */
 	p->ring.max = stage_env_ulong("ACCEL_STAGING_SMALL_KB", STAGING_SMALL_KB,
 				      0, 1UL << 20) << 10;
@@ -305,7 +307,7 @@ err_release:
 
 static bool chunk_free_locked(struct accel_staging *p, struct stage_chunk *c)
 {
-	if (c->head || c->running)
+	if (c->head || c->running || c->filling)
 		return false;
 	if (c->point) {
 		if (!stage_point_passed(p->ctx, c->point))
@@ -314,6 +316,54 @@ static bool chunk_free_locked(struct accel_staging *p, struct stage_chunk *c)
 		c->point = 0;
 	}
 	return true;
+}
+
+/*
+ * A chunk the caller may fill at once: a free one, else one more pinned
+ * while the pool may grow; *@out NULL when every chunk is busy. -errno
+ * when not even one chunk could be pinned.
+ */
+static int chunk_now_locked(struct accel_staging *p, struct stage_chunk **out)
+{
+	unsigned int i;
+	int ret;
+
+	*out = NULL;
+	for (i = 0; i < p->nchunks; i++) {
+		struct stage_chunk *c = &p->chunks[(p->next + i) % p->nchunks];
+
+		if (chunk_free_locked(p, c)) {
+			p->next = (unsigned int)(c - p->chunks) + 1;
+			*out = c;
+			return 0;
+		}
+	}
+	if (p->nchunks >= p->max_chunks || p->full)
+		return 0;
+	ret = chunk_add_locked(p);
+	/*
+	 * A pinning limit: work with the chunks there are; with none yet,
+	 * with smaller ones, down to a page.
+	 */
+	while (ret && !p->nchunks && (ret == -ENOMEM || ret == -EAGAIN) &&
+	       p->chunk_size > (size_t)p->ctx->page_size) {
+		p->chunk_size = (p->chunk_size / 2 +
+				 (size_t)p->ctx->page_size - 1) &
+				~((size_t)p->ctx->page_size - 1);
+		ret = chunk_add_locked(p);
+	}
+	if (!ret) {
+		*out = &p->chunks[p->nchunks - 1];
+		return 0;
+	}
+	if (!p->nchunks) {
+		if (ret == -ENOMEM || ret == -EAGAIN)
+			accel_pin_error(p->ctx, p->chunk_size,
+					"a staging chunk of pageable copies");
+		return ret;
+	}
+	p->full = true;
+	return 0;
 }
 
 /*
@@ -330,51 +380,17 @@ static int chunk_pick_locked(struct accel_staging *p, uint32_t kstream,
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < p->nchunks; i++) {
-		struct stage_chunk *c = &p->chunks[(p->next + i) % p->nchunks];
-
-		if (chunk_free_locked(p, c)) {
-			p->next = (unsigned int)(c - p->chunks) + 1;
-			*out = c;
-			*now = true;
-			return 0;
-		}
-	}
-	if (p->nchunks < p->max_chunks && !p->full) {
-		ret = chunk_add_locked(p);
-		if (!ret) {
-			*out = &p->chunks[p->nchunks - 1];
-			*now = true;
-			return 0;
-		}
-		/*
-		 * A pinning limit: work with the chunks there are; with none
-		 * yet, with smaller ones, down to a page.
-		 */
-		while (!p->nchunks && (ret == -ENOMEM || ret == -EAGAIN) &&
-		       p->chunk_size > (size_t)p->ctx->page_size) {
-			p->chunk_size = (p->chunk_size / 2 +
-					 (size_t)p->ctx->page_size - 1) &
-					~((size_t)p->ctx->page_size - 1);
-			ret = chunk_add_locked(p);
-		}
-		if (!ret) {
-			*out = &p->chunks[p->nchunks - 1];
-			*now = true;
-			return 0;
-		}
-		if (!p->nchunks) {
-			if (ret == -ENOMEM || ret == -EAGAIN)
-				accel_pin_error(p->ctx, p->chunk_size,
-						"a staging chunk of pageable copies");
-			return ret;
-		}
-		p->full = true;
+	ret = chunk_now_locked(p, out);
+	if (ret || *out) {
+		*now = true;
+		return ret;
 	}
 	for (i = 0; i < p->nchunks; i++) {
 		struct stage_chunk *c = &p->chunks[(p->next + i) % p->nchunks];
 
 		if (c->kstream == kstream) {
+			/* The next one of the stream's goes to the next chunk. */
+			p->next = (unsigned int)(c - p->chunks) + 1;
 			*out = c;
 			*now = false;
 			return 0;
@@ -384,6 +400,7 @@ static int chunk_pick_locked(struct accel_staging *p, uint32_t kstream,
 	*now = false;
 	return 0;
 }
+
 
 static void job_queue_locked(struct accel_staging *p, struct stage_chunk *c,
 			     struct stage_job *job)
@@ -587,6 +604,104 @@ err_patch:
 	return ret;
 }
 
+/* Whether an unfinished write of @kstream overlaps [@src, @src + @len). */
+static bool outs_overlap_any_locked(struct accel_staging *p, uint32_t kstream,
+				    const void *src, size_t len)
+{
+	uintptr_t a = (uintptr_t)src, b = a + len;
+	struct stage_out *o;
+
+	for (o = p->outs; o; o = o->next)
+		if (o->kstream == kstream && o->end > a && o->start < b)
+			return true;
+	return false;
+}
+
+/* One piece of a parallel fill: its chunk, and the task filling it. */
+struct par_piece {
+	struct stage_chunk *c;
+	struct fill_task t;
+};
+
+/*
+ * H2D from a pageable source no unfinished write overlaps, in pieces of
+ * a chunk, several filled at once: every free chunk gets a piece, the
+ * fill threads (and this thread, for the piece it waits for) copy them,
+ * and each is submitted, in order, as soon as it is full, while later
+ * ones are still being filled and earlier ones are on the wire. With no
+ * chunk free and none of its own in flight, it waits for a chunk's copy
+ * to retire, as long as the stream moves. *@donep: the bytes submitted,
+ * from the start; the rest (a chunk did not come free in time) is the
+ * caller's, piece by piece.
+ */
+static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
+			       const struct accel_stage_side *dst,
+			       const char *src, size_t bytes, uint64_t *seq,
+			       size_t *donep)
+{
+	struct par_piece q[STAGING_MAX_CHUNKS];
+	unsigned int first = 0, n = 0;
+	size_t launched = 0, done = 0;
+	struct accel_desc d[2];
+	int ret = 0;
+
+	while (done < bytes) {
+		while (!ret && launched < bytes && n < STAGING_MAX_CHUNKS) {
+			struct par_piece *pc = &q[(first + n) % STAGING_MAX_CHUNKS];
+			struct stage_chunk *c;
+
+			ret = chunk_now_locked(p, &c);
+			if (ret || !c)
+				break;
+			c->filling = true;
+			pc->c = c;
+			memset(&pc->t, 0, sizeof(pc->t));
+			pc->t.dst = (char *)c->r.base;
+			pc->t.src = src + launched;
+			pc->t.len = bytes - launched < c->r.size ?
+				    bytes - launched : c->r.size;
+			stage_fill_queue(p, &pc->t);
+			launched += pc->t.len;
+			n++;
+		}
+		if (!n) {
+			if (ret || p->stopping)
+				break;
+			/* Every chunk busy: wait for one, if the stream moves. */
+			p->tr.chunk_waits++;
+			if (!chunk_wait_unlocked(p, kstream))
+				break;
+			continue;
+		}
+		/* The oldest piece, filled: on the wire, in order. */
+		struct par_piece *pc = &q[first];
+		uint32_t point;
+
+		stage_fill_wait(p, &pc->t);
+		if (!ret)
+			ret = stage_point_get_locked(p, &point);
+		if (!ret) {
+			desc_copy(&d[0], dst->handle, dst->offset + done,
+				  pc->c->r.handle, 0, pc->t.len);
+			desc_event(&d[1], ACCEL_OP_EVENT_RECORD, point, 0);
+			ret = accel_submit(p->ctx, kstream, d, 2, seq);
+			if (ret) {
+				stage_point_put_locked(p, point);
+			} else {
+				pc->c->point = point;
+				pc->c->kstream = kstream;
+				done += pc->t.len;
+				p->tr.par_fills++;
+			}
+		}
+		pc->c->filling = false;
+		first = (first + 1) % STAGING_MAX_CHUNKS;
+		n--;
+	}
+	*donep = done;
+	return ret;
+}
+
 /*
  * A copy of several pieces is queued whole or not at all: with less room
  * on the stream than its pieces may take (STAGE_DESCS each), -EAGAIN
@@ -621,7 +736,7 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	struct accel_stage_side d = *dst, s = *src;
 	struct accel_staging *p;
 	size_t done = 0, len;
-	bool behind = false;
+	bool behind = false, parallel = false;
 	int ret = 0;
 
 	ret = pool_get(ctx, &p);
@@ -643,7 +758,19 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	}
 	if (!ret)
 		ret = room_check_locked(p, kstream, bytes);
+	if (!ret && src->pageable && !dst->pageable &&
+	    !outs_overlap_any_locked(p, kstream, src->ptr, bytes))
+		parallel = true;
 	while (!ret && done < bytes) {
+		if (parallel) {
+			s.ptr = (char *)src->ptr + done;
+			d.offset = dst->offset + done;
+			ret = h2d_parallel_locked(p, kstream, &d, s.ptr,
+						  bytes - done, seq, &len);
+			done += len;
+			if (ret || done == bytes)
+				break;
+		}
 		len = bytes - done < p->chunk_size ? bytes - done :
 						     p->chunk_size;
 		if (d.pageable)

@@ -73,10 +73,9 @@
 #include "accel_int.h"
 #include "staging.h"
 
-#define STAGING_CHUNKS		4
 #define STAGING_CHUNK_KB	4096
 #define STAGING_MAX_CHUNKS	64
-#define STAGING_THREADS		4
+#define STAGING_THREADS		8	/* the most by default */
 #define STAGING_MAX_THREADS	16
 #define STAGING_SMALL_KB	1024
 #define STAGING_WAIT_MS		10
@@ -163,6 +162,7 @@ struct stage_chunk {
 	uint32_t kstream;	/* the stream of the last piece handed it */
 	struct stage_job *head, *tail;
 	bool running;		/* the worker is in a job */
+	bool filling;		/* a parallel fill's piece, not yet submitted */
 	pthread_t thread;
 };
 
@@ -219,11 +219,16 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
 
 /* fill.c */
+unsigned int stage_default_threads(void);
 void stage_fill_start(struct accel_staging *p);
 void stage_fill_stop(struct accel_staging *p);
 void stage_fill_destroy(struct accel_staging *p);
 bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 		    size_t len, bool checked);
+/* Queue @t (dst, src, len set) whole for a fill thread, behind the others. */
+void stage_fill_queue(struct accel_staging *p, struct fill_task *t);
+/* Until @t is copied; this thread copies it if no fill thread took it. */
+void stage_fill_wait(struct accel_staging *p, struct fill_task *t);
 
 /* out.c */
 struct stage_out *stage_out_add_locked(struct accel_staging *p,

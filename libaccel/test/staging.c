@@ -613,6 +613,59 @@ out:
 }
 
 /*
+ * Large H2D copies are filled several chunks at once by the fill threads
+ * and submitted in order: the bytes are exact across chunk boundaries,
+ * round after round with the source overwritten as each call returns,
+ * and the pool's trace says pieces went through the parallel fill.
+ */
+static int parallel_fill_exact(void)
+{
+	const size_t n = 16 * 64 * KB + 13;
+	unsigned char *src, *dev, *out;
+	struct trace_catch t;
+	accel_context *ctx;
+	accel_stream_t s;
+	int round;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("64", "6"));
+	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, 4 * n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&out, 4 * n, 0));
+	src = malloc(n);
+	CHECK(src);
+	for (round = 0; round < 8; round++) {
+		t_fill(src, n, (unsigned int)round + 50);
+		CHECK_OK(accel_memcpy_async(s, dev + (round % 4) * n, src, n,
+					    ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+		if (round % 4 == 3) {
+			CHECK_OK(accel_memcpy_async(s, out, dev, 4 * n,
+						    ACCEL_MEMCPY_D2H));
+			CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+			for (int i = 0; i < 4; i++)
+				CHECK(t_check_fill(out + i * n, n,
+						   (unsigned int)(round - 3 + i) + 50));
+		}
+	}
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	unsetenv("ACCEL_STAGING_THREADS");
+	staging_env_reset();
+	free(src);
+	CHECK(t.seen == 1);
+	printf("# %llu pieces by the fill threads, %llu filled by the caller, %llu spilled\n",
+	       t.par, t.filled, t.spills);
+	CHECK(t.par >= 1);
+	return T_PASS;
+}
+
+/*
  * A stream destroyed with small copies queued in the ring: its slots are
  * reused once its queued work ran (its handle died at once), and the
  * copies it had queued still land, as do those of the next stream, which
@@ -945,6 +998,7 @@ int main(void)
 		T(streams_stay_independent),
 		T(pinned_bounded_behind_gate), T(small_burst_no_waits),
 		T(ring_wraps_in_order), T(ring_stream_destroyed),
+		T(parallel_fill_exact),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
