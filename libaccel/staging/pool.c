@@ -108,16 +108,22 @@ static void raise_counter(struct accel_ctx *ctx, uint32_t ev, uint64_t v)
  */
 static int point_wait(struct accel_staging *p, uint32_t ev)
 {
-	struct accel_wait_entry ents[2];
+	struct accel_wait_entry ents[3];
 	uint32_t first = 0;
 	int ret;
 
+	/*
+	 * As a user's wait: the device is polled first where the backend
+	 * does (cuda), so that a piece is copied out as soon as it landed
+	 * rather than when the completion thread wakes.
+	 */
 	memset(ents, 0, sizeof(ents));
 	ents[0].event = p->doorbell;
 	ents[0].value = 1;
 	ents[1].event = ev;
-	ret = accel_kwait(p->ctx, ents, 2, 0, ACCEL_TIMEOUT_INFINITE, &first);
-	if ((!ret || ret == -EIO) && first == 0)
+	ret = accel_kwait_user(p->ctx, ents, 2, 0, ACCEL_TIMEOUT_INFINITE,
+			       &first);
+	if (ret == -ENOENT || ((!ret || ret == -EIO) && first == 0))
 		return -ECANCELED;
 	return ret == -EIO ? -EIO : 0;
 }
@@ -441,7 +447,7 @@ static void desc_event(struct accel_desc *d, uint32_t op, uint32_t ev,
  */
 static bool chunk_wait_unlocked(struct accel_staging *p, uint32_t kstream)
 {
-	struct accel_wait_entry ents[2];
+	struct accel_wait_entry ents[3];
 	uint32_t first = 0, point = 0;
 	unsigned int i;
 	bool passed;
@@ -466,8 +472,8 @@ static bool chunk_wait_unlocked(struct accel_staging *p, uint32_t kstream)
 	ents[0].event = p->doorbell;
 	ents[0].value = 1;
 	ents[1].event = point;
-	ret = accel_kwait(p->ctx, ents, 2, 0, STAGING_WAIT_MS * 1000000ULL,
-			  &first);
+	ret = accel_kwait_user(p->ctx, ents, 2, 0,
+			       STAGING_WAIT_MS * 1000000ULL, &first);
 	pthread_mutex_lock(&p->lock);
 	passed = !ret && first == 1;
 	if (!passed) {
@@ -486,7 +492,7 @@ static bool chunk_wait_unlocked(struct accel_staging *p, uint32_t kstream)
 static int piece_locked(struct accel_staging *p, uint32_t kstream,
 			const struct accel_stage_side *dst,
 			const struct accel_stage_side *src, size_t *lenp,
-			uint64_t *seq, bool *behind)
+			uint64_t *seq, bool *behind, uint64_t *drains)
 {
 	struct stage_patch *patch = NULL;
 	struct stage_job *job = NULL;
@@ -570,8 +576,6 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 		job->point = point;
 		job->dst = dst->ptr;
 		job->drained = ++c->assigned;
-		desc_event(&d[n++], ACCEL_OP_HOST_WAIT, c->counter,
-			   job->drained);
 	}
 	ret = accel_submit(p->ctx, kstream, d, n, seq);
 	if (ret)
@@ -579,6 +583,7 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	if (dst->pageable) {
 		/* The worker waits for the point: free once it drained. */
 		c->point = 0;
+		drains[c - p->chunks] = job->drained;
 	} else {
 		c->point = point;
 	}
@@ -728,12 +733,35 @@ static int room_check_locked(struct accel_staging *p, uint32_t kstream,
 	return -EAGAIN;
 }
 
+/*
+ * D2H into pageable memory: the stream goes on only once every piece of
+ * the call is in the destination. Each chunk's worker copies its pieces
+ * out as each lands, while the later pieces are still on the wire; one
+ * HOST_WAIT per chunk used, on the value its worker raises after the
+ * call's last piece in it, ends the call. (A HOST_WAIT after each piece
+ * would have held the stream, and the next piece's copy, until then.)
+ * room_check_locked() left room for them.
+ */
+static int drains_submit_locked(struct accel_staging *p, uint32_t kstream,
+				const uint64_t *drains, uint64_t *seq)
+{
+	struct accel_desc d[STAGING_MAX_CHUNKS];
+	uint32_t i, n = 0;
+
+	for (i = 0; i < p->nchunks; i++)
+		if (drains[i])
+			desc_event(&d[n++], ACCEL_OP_HOST_WAIT,
+				   p->chunks[i].counter, drains[i]);
+	return n ? accel_submit(p->ctx, kstream, d, n, seq) : 0;
+}
+
 int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 		       const struct accel_stage_side *dst,
 		       const struct accel_stage_side *src, size_t bytes,
 		       uint64_t *seq)
 {
 	struct accel_stage_side d = *dst, s = *src;
+	uint64_t drains[STAGING_MAX_CHUNKS] = { 0 };
 	struct accel_staging *p;
 	size_t done = 0, len;
 	bool behind = false, parallel = false;
@@ -781,8 +809,16 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 			s.ptr = (char *)src->ptr + done;
 		else
 			s.offset = src->offset + done;
-		ret = piece_locked(p, kstream, &d, &s, &len, seq, &behind);
-		done += len;
+		ret = piece_locked(p, kstream, &d, &s, &len, seq, &behind,
+				   drains);
+		if (!ret)
+			done += len;
+	}
+	if (dst->pageable && done) {
+		int err = drains_submit_locked(p, kstream, drains, seq);
+
+		if (!ret)
+			ret = err;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;

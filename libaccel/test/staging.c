@@ -665,6 +665,64 @@ static int parallel_fill_exact(void)
 	return T_PASS;
 }
 
+struct d2h_seen {
+	const unsigned char *dst;
+	size_t n;
+	unsigned int seed;
+	int exact;
+};
+
+static void d2h_check_fn(void *arg)
+{
+	struct d2h_seen *c = arg;
+
+	c->exact = t_check_fill(c->dst, c->n, c->seed);
+}
+
+/*
+ * D2H into pageable memory in many pieces, several on the wire and being
+ * copied out at once: when the stream passes the copy (a host function
+ * queued right after it runs), every byte is in the destination, round
+ * after round, with more pieces than chunks.
+ */
+static int d2h_pipelined_done_when_passed(void)
+{
+	const size_t n = 10 * 64 * KB + 5;
+	unsigned char *host, *dev, *dst;
+	struct d2h_seen c;
+	accel_event_t gate;
+	accel_stream_t s;
+	int round;
+
+	CHECK(!staging_env("64", "3"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	for (round = 0; round < 6; round++) {
+		memset(dst, 0, n);
+		t_fill(host, n, (unsigned int)round + 90);
+		CHECK_OK(t_gate(s, &gate));
+		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		c.dst = dst;
+		c.n = n;
+		c.seed = (unsigned int)round + 90;
+		c.exact = -1;
+		CHECK_OK(accel_launch_host_func(s, d2h_check_fn, &c));
+		CHECK(dst[0] == 0 && dst[n - 1] == 0);
+		CHECK_OK(t_gate_open(gate));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(c.exact == 1);
+		accel_event_destroy(gate);
+	}
+	free(dst);
+	staging_env_reset();
+	return T_PASS;
+}
+
 /*
  * A stream destroyed with small copies queued in the ring: its slots are
  * reused once its queued work ran (its handle died at once), and the
@@ -998,7 +1056,7 @@ int main(void)
 		T(streams_stay_independent),
 		T(pinned_bounded_behind_gate), T(small_burst_no_waits),
 		T(ring_wraps_in_order), T(ring_stream_destroyed),
-		T(parallel_fill_exact),
+		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
