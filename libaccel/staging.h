@@ -51,6 +51,13 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 		       const struct accel_stage_side *src, size_t bytes,
 		       uint64_t *seq);
 /*
+ * accel_range_check() of a pageable side about to be staged (the source
+ * read at enqueue, the destination written later), shared with the
+ * pool's fill threads when it is large: -EFAULT, or 0.
+ */
+int accel_staging_range_check(struct accel_ctx *ctx, const void *ptr,
+			      size_t bytes, bool write);
+/*
  * @kstream is about to be destroyed: what the pool knows by its timeline
  * is handed to an event recorded at its tail (queued work still runs).
  */

@@ -16,6 +16,9 @@ static bool slice_copy(struct fill_task *t, unsigned int i)
 	size_t off = (size_t)i * t->slice;
 	size_t len = i + 1 == t->nslices ? t->len - off : t->slice;
 
+	if (t->probe)
+		return accel_range_check((uintptr_t)t->src + off, len,
+					 t->write) != 0;
 	if (t->checked)
 		return accel_copy_checked(t->dst + off, t->src + off, len) != 0;
 	memcpy(t->dst + off, t->src + off, len);
@@ -97,6 +100,41 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 		pthread_cond_wait(&p->fill_done, &p->fill_lock);
 	pthread_mutex_unlock(&p->fill_lock);
 	return t.fault;
+}
+
+/*
+ * accel_range_check() of a large range, in slices shared with the fill
+ * threads: its page walk (one madvise per slice) costs about as much per
+ * byte as a memcpy on some hosts, so one thread doing it alone would
+ * halve a large copy's rate. -EFAULT when any slice fails.
+ */
+int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
+		    bool write)
+{
+	struct fill_task t;
+
+	if (!p->nfill || len < 2 * CHECK_SLICE_MIN)
+		return accel_range_check((uintptr_t)ptr, len, write);
+	memset(&t, 0, sizeof(t));
+	t.src = ptr;
+	t.len = len;
+	t.probe = true;
+	t.write = write;
+	t.nslices = p->nfill + 1;
+	if (t.nslices > len / CHECK_SLICE_MIN)
+		t.nslices = len / CHECK_SLICE_MIN;
+	t.slice = (len / t.nslices + 4095) & ~(size_t)4095;
+	t.nslices = (len + t.slice - 1) / t.slice;
+	pthread_mutex_lock(&p->fill_lock);
+	t.next = p->tasks;
+	p->tasks = &t;
+	pthread_cond_broadcast(&p->fill_cond);
+	while (t.taken < t.nslices)
+		slice_take_locked(p, &t);
+	while (t.done < t.nslices)
+		pthread_cond_wait(&p->fill_done, &p->fill_lock);
+	pthread_mutex_unlock(&p->fill_lock);
+	return t.fault ? -EFAULT : 0;
 }
 
 void stage_fill_queue(struct accel_staging *p, struct fill_task *t)

@@ -646,9 +646,19 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 {
 	struct par_piece q[STAGING_MAX_CHUNKS];
 	unsigned int first = 0, n = 0;
-	size_t launched = 0, done = 0;
+	size_t launched = 0, done = 0, piece;
 	struct accel_desc d[2];
 	int ret = 0;
+
+	/*
+	 * A piece per copying thread at least, so that a copy of a few
+	 * chunks is filled by all of them too; no piece below PAR_PIECE_MIN
+	 * (the hand-off and the submit would cost more than they save).
+	 */
+	piece = bytes / (p->nfill + 1);
+	piece = (piece + 4095) & ~(size_t)4095;
+	if (piece < PAR_PIECE_MIN)
+		piece = PAR_PIECE_MIN;
 
 	while (done < bytes) {
 		while (!ret && launched < bytes && n < STAGING_MAX_CHUNKS) {
@@ -663,8 +673,11 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 			memset(&pc->t, 0, sizeof(pc->t));
 			pc->t.dst = (char *)c->r.base;
 			pc->t.src = src + launched;
-			pc->t.len = bytes - launched < c->r.size ?
-				    bytes - launched : c->r.size;
+			pc->t.len = bytes - launched;
+			if (pc->t.len > piece)
+				pc->t.len = piece;
+			if (pc->t.len > c->r.size)
+				pc->t.len = c->r.size;
 			stage_fill_queue(p, &pc->t);
 			launched += pc->t.len;
 			n++;
@@ -822,6 +835,17 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;
+}
+
+int accel_staging_range_check(struct accel_ctx *ctx, const void *ptr,
+			      size_t bytes, bool write)
+{
+	struct accel_staging *p;
+
+	/* Small, or no pool to be had: the check alone, as before. */
+	if (bytes < 2 * CHECK_SLICE_MIN || pool_get(ctx, &p))
+		return accel_range_check((uintptr_t)ptr, bytes, write);
+	return stage_par_check(p, ptr, bytes, write);
 }
 
 void accel_staging_stream_dead(struct accel_ctx *ctx, uint32_t kstream)

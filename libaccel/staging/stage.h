@@ -80,6 +80,8 @@
 #define STAGING_SMALL_KB	1024
 #define STAGING_WAIT_MS		10
 #define FILL_SLICE_MIN		(256 << 10)
+#define CHECK_SLICE_MIN		(4 << 20)
+#define PAR_PIECE_MIN		(1 << 20)
 #define STAGE_DESCS		4	/* most descriptors one piece takes */
 
 /* Bytes a pageable source shares with an unfinished out: read them late. */
@@ -103,6 +105,7 @@ struct fill_task {
 	size_t len, slice;
 	unsigned int nslices, taken, done;
 	bool checked, fault;
+	bool probe, write;	/* accel_range_check() the source, no copy */
 };
 
 struct stage_job {
@@ -225,6 +228,8 @@ void stage_fill_stop(struct accel_staging *p);
 void stage_fill_destroy(struct accel_staging *p);
 bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 		    size_t len, bool checked);
+int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
+		    bool write);
 /* Queue @t (dst, src, len set) whole for a fill thread, behind the others. */
 void stage_fill_queue(struct accel_staging *p, struct fill_task *t);
 /* Until @t is copied; this thread copies it if no fill thread took it. */

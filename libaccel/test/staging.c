@@ -139,6 +139,41 @@ static int unreadable_source(void)
 }
 
 /*
+ * Large pageable sides are checked in slices by the pool's threads: a
+ * page deep inside a 48 MiB source that cannot be read, or inside a
+ * destination that cannot be written, is -EFAULT, and nothing is queued.
+ */
+static int large_unreadable_side(void)
+{
+	const size_t n = 48 * MB, bad = 37 * MB + 3 * 4096;
+	unsigned char *buf, *dev;
+	accel_stream_t s;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	buf = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED);
+	memset(buf, 1, n);
+	CHECK(!mprotect(buf + bad, ps, PROT_NONE));
+	CHECK_RET(accel_memcpy_async(s, dev, buf, n, ACCEL_MEMCPY_H2D),
+		  -EFAULT);
+	CHECK_RET(accel_memcpy_async(s, buf, dev, n, ACCEL_MEMCPY_D2H),
+		  -EFAULT);
+	/* Readable but not writable: a source, not a destination. */
+	CHECK(!mprotect(buf + bad, ps, PROT_READ));
+	CHECK_RET(accel_memcpy_async(s, buf, dev, n, ACCEL_MEMCPY_D2H),
+		  -EFAULT);
+	/* Nothing was queued: the stream is idle. */
+	CHECK_OK(accel_stream_query(s));
+	CHECK_OK(accel_memcpy_async(s, dev, buf, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	munmap(buf, n);
+	return T_PASS;
+}
+
+/*
  * H2D from pageable memory freed at once, D2H back into pageable memory,
  * at sizes and offsets around page and chunk boundaries, with a pool of
  * three 64 KiB chunks so that most copies go through it in pieces.
@@ -1050,7 +1085,8 @@ static int sigkill_mid_pipeline(void)
 int main(void)
 {
 	static const struct t_case cases[] = {
-		T(unreadable_source), T(exact_across_boundaries),
+		T(unreadable_source), T(large_unreadable_side),
+		T(exact_across_boundaries),
 		T(write_done_when_synchronized),
 		T(order_kept), T(read_after_pageable_write),
 		T(streams_stay_independent),
