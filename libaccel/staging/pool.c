@@ -730,7 +730,9 @@ static int room_check_locked(struct accel_staging *p, uint32_t kstream,
 			     size_t bytes)
 {
 	struct accel_ctx *ctx = p->ctx;
-	uint64_t pieces = (bytes + p->chunk_size - 1) / p->chunk_size;
+	/* A parallel fill cuts up to one piece more per copying thread. */
+	uint64_t pieces = (bytes + p->chunk_size - 1) / p->chunk_size +
+			  p->nfill + 1;
 	struct accel_stream_query q;
 
 	memset(&q, 0, sizeof(q));
