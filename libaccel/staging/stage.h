@@ -5,10 +5,20 @@
  * pieces of at most one chunk.
  *
  *   pool.c   the pool and its chunks, picking a chunk for a piece,
- *            submitting the piece, the chunks' workers, stop and teardown
- *   fill.c   the fill threads: a large fill or copy-out in parallel slices
+ *            submitting the piece, the parallel H2D fill, the chunks'
+ *            workers, stop and teardown
+ *   ring.c   the ring of slots: small H2D copies, no worker involved
+ *   fill.c   the fill threads: a large fill, copy-out or range check in
+ *            parallel slices, and whole pieces of a parallel H2D fill
  *   out.c    outs and patches (stream order between a pageable write and
  *            a later pageable read), and copies with both sides pageable
+ *
+ * An H2D copy of at most ring.max bytes takes a slot of the ring (ring.c)
+ * and is one COPY. A larger one, whose source no unfinished out overlaps,
+ * is filled in parallel: each free chunk gets a piece that a fill thread
+ * copies, and the caller submits the pieces in order as each is full
+ * (h2d_parallel_locked()). What neither takes goes piece by piece, as
+ * below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
@@ -23,11 +33,15 @@
  * destination) is
  *
  *   [HOST_WAIT counter >= v1]  COPY src -> chunk  EVENT_RECORD point
- *   HOST_WAIT counter >= v2
  *
  * and the worker, once the point has passed, copies the chunk out and
- * raises the counter to v2, so that the stream (and whoever synchronizes
- * on it) goes on only after the bytes are in the destination.
+ * raises the counter to v2; after the call's last piece, one
+ *
+ *   HOST_WAIT counter >= v2
+ *
+ * per chunk the call used (its last v2) makes the stream (and whoever
+ * synchronizes on it) go on only after all the bytes are in the
+ * destination, while the call's pieces went on the wire back to back.
  *
  * Counter values are handed out in the order the pieces are queued on the
  * transport (the pool lock is held across the submit), and each worker
