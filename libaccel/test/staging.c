@@ -759,6 +759,49 @@ static int d2h_pipelined_done_when_passed(void)
 }
 
 /*
+ * Behind a gate, more small copies than the ring has slots: a slot is
+ * never reused before its copy ran (the copies past the ring's room take
+ * the chunks instead), so every copy lands with its own bytes.
+ */
+static int ring_full_behind_gate(void)
+{
+	enum { N = 40 };
+	const size_t n = 4 * KB;
+	unsigned char *src, *dev, *out;
+	accel_event_t gate;
+	accel_stream_t s;
+	int i;
+
+	/* A 64 KiB ring: 16 slots of 4 KiB. */
+	CHECK(!staging_env("64", "2"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, N * n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, N * n, 0));
+	src = malloc(n);
+	CHECK(src);
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < N; i++) {
+		t_fill(src, n, (unsigned int)i + 300);
+		CHECK_OK(accel_memcpy_async(s, dev + i * n, src, n,
+					    ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+	}
+	CHECK_OK(accel_memcpy_async(s, out, dev, N * n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < N; i++)
+		if (!t_check_fill(out + i * n, n, (unsigned int)i + 300)) {
+			printf("# copy %d: its slot was reused before it ran\n", i);
+			return T_FAIL;
+		}
+	accel_event_destroy(gate);
+	free(src);
+	staging_env_reset();
+	return T_PASS;
+}
+
+/*
  * A stream destroyed with small copies queued in the ring: its slots are
  * reused once its queued work ran (its handle died at once), and the
  * copies it had queued still land, as do those of the next stream, which
@@ -1091,7 +1134,8 @@ int main(void)
 		T(order_kept), T(read_after_pageable_write),
 		T(streams_stay_independent),
 		T(pinned_bounded_behind_gate), T(small_burst_no_waits),
-		T(ring_wraps_in_order), T(ring_stream_destroyed),
+		T(ring_wraps_in_order), T(ring_full_behind_gate),
+		T(ring_stream_destroyed),
 		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
