@@ -790,8 +790,11 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	pthread_mutex_lock(&p->lock);
 	if (p->stopping) {
 		ret = -ENOENT;
-	} else if (!dst->pageable && bytes <= p->ring.max) {
-		ret = stage_ring_copy_locked(p, kstream, dst, src->ptr, bytes,
+	} else if (bytes <= p->ring.max) {
+		ret = dst->pageable ?
+		      stage_ring_d2h_locked(p, kstream, dst->ptr, src, bytes,
+					    seq) :
+		      stage_ring_copy_locked(p, kstream, dst, src->ptr, bytes,
 					     seq);
 		if (ret <= 0) {
 			pthread_mutex_unlock(&p->lock);
@@ -920,9 +923,10 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 		return;
 	if (accel_env_flag("ACCEL_TRACE"))
 		accel_log_asked(LOG_INFO,
-			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
+			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
 			(unsigned long long)p->tr.ring,
 			(unsigned long long)p->tr.ring_waits,
+			(unsigned long long)p->tr.ring_d2h,
 			(unsigned long long)p->tr.filled,
 			(unsigned long long)p->tr.par_fills,
 			(unsigned long long)p->tr.handoffs,

@@ -21,6 +21,16 @@
  * (the stream is gated, or behind other work): the copy, and the next
  * ones until the oldest slot retired, take the chunks' path (pool.c),
  * which keeps a queue of any length in unpinned memory.
+ *
+ * A small D2H copy into pageable memory on a stream with nothing queued
+ * is finished in the call, as CUDA's own pageable D2H is: one COPY into a
+ * slot, a wait for it as a user's synchronize (polling the device first
+ * where the backend does), the copy out, and nothing more on the stream:
+ * no worker, no EVENT_RECORD, no HOST_WAIT holding the stream until a
+ * thread was woken. The destination is written before the call returns,
+ * so before anything queued after it runs. Behind other work it stays
+ * asynchronous and takes the chunks' path. The slot is not reused while
+ * it is being copied out (@reading).
  */
 #include "stage.h"
 
@@ -60,6 +70,8 @@ static bool slot_retired_locked(struct accel_staging *p,
 				const struct stage_slot *s,
 				struct accel_stream_query *q, bool *have)
 {
+	if (s->reading)
+		return false;
 	if (s->point)
 		return stage_point_passed(p->ctx, s->point);
 	if (!*have || q->handle != s->kstream) {
@@ -180,13 +192,73 @@ static bool ring_wait_unlocked(struct accel_staging *p)
 	return ring_reclaim_locked(p);
 }
 
+/*
+ * Room for @len bytes in the ring, pinned on first use: 0 and *@off, 1:
+ * not taken (too large, no ring, its oldest copy did not retire in time),
+ * or -ENOENT (the pool stops).
+ */
+static int ring_take_locked(struct accel_staging *p, size_t len, size_t *off)
+{
+	struct stage_ring *g = &p->ring;
+
+	if (len > g->max || g->failed)
+		return 1;
+	if (!g->r.base) {
+		if (ring_make_locked(p)) {
+			/* A pinning limit: the chunks' path says so, or copes. */
+			g->failed = true;
+			return 1;
+		}
+		if (len > g->max)
+			return 1;
+	}
+	while (ring_alloc_locked(g, len, off)) {
+		if (ring_reclaim_locked(p))
+			continue;
+		/* Its oldest copy did not retire in time: not again until it has. */
+		if (g->behind || !ring_wait_unlocked(p)) {
+			g->behind = true;
+			return 1;
+		}
+		if (p->stopping)
+			return -ENOENT;
+	}
+	g->behind = false;
+	return 0;
+}
+
+/* Queue the COPY @d, which reads or writes the slot at @off: its index. */
+static int ring_push_locked(struct accel_staging *p, uint32_t kstream,
+			    const struct accel_desc *d, size_t off,
+			    uint64_t *seq, unsigned int *idx)
+{
+	struct stage_ring *g = &p->ring;
+	struct stage_slot *s;
+	int ret;
+
+	ret = accel_submit(p->ctx, kstream, d, 1, seq);
+	if (ret)
+		return ret;
+	*idx = (g->first + g->n) % g->cap;
+	s = &g->slot[*idx];
+	memset(s, 0, sizeof(*s));
+	s->off = off;
+	s->len = d->length;
+	s->kstream = kstream;
+	s->seq = *seq;
+	g->n++;
+	g->head = off + ((d->length + RING_ALIGN - 1) &
+			 ~(size_t)(RING_ALIGN - 1));
+	return 0;
+}
+
 int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 			   const struct accel_stage_side *dst,
 			   const void *src, size_t len, uint64_t *seq)
 {
 	struct stage_ring *g = &p->ring;
 	struct accel_desc d;
-	struct stage_slot *s;
+	unsigned int idx;
 	size_t off = 0;
 	int ret;
 
@@ -204,28 +276,9 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 		if (ret || npatch)
 			return ret ? ret : 1;
 	}
-	if (!g->r.base) {
-		ret = ring_make_locked(p);
-		if (ret) {
-			/* A pinning limit: the chunks' path says so, or copes. */
-			g->failed = true;
-			return 1;
-		}
-		if (len > g->max)
-			return 1;
-	}
-	while (ring_alloc_locked(g, len, &off)) {
-		if (ring_reclaim_locked(p))
-			continue;
-		/* Its oldest copy did not retire in time: not again until it has. */
-		if (g->behind || !ring_wait_unlocked(p)) {
-			g->behind = true;
-			return 1;
-		}
-		if (p->stopping)
-			return -ENOENT;
-	}
-	g->behind = false;
+	ret = ring_take_locked(p, len, &off);
+	if (ret)
+		return ret;
 	stage_par_copy(p, (char *)g->r.base + off, src, len, false);
 	memset(&d, 0, sizeof(d));
 	d.op = ACCEL_OP_COPY;
@@ -234,19 +287,121 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 	d.src = g->r.handle;
 	d.src_offset = off;
 	d.length = len;
-	ret = accel_submit(p->ctx, kstream, &d, 1, seq);
+	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
+	if (!ret)
+		p->tr.ring++;
+	return ret;
+}
+
+/*
+ * Until the COPY at @seq of @kstream retired, the pool lock dropped: 0,
+ * -EIO (it failed: the stream says so), -ENOENT (the stream was
+ * destroyed meanwhile) or -ECANCELED (the pool stops). In slices of
+ * STAGING_WAIT_MS, so that a stop is seen.
+ */
+static int ring_d2h_wait_unlocked(struct accel_staging *p, uint32_t kstream,
+				  uint64_t seq)
+{
+	struct accel_ctx *ctx = p->ctx;
+	struct accel_stream_sync ss;
+	uint64_t deadline;
+	bool stop;
+	int ret;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.handle = kstream;
+	ss.seq = seq;
+	ss.timeout_ns = accel_deadline(STAGING_WAIT_MS * 1000000ULL);
+	ret = ctx->backend->wait_fast(ctx, ring_sync_poll, &ss,
+				      ss.timeout_ns);
+	for (;;) {
+		if (ret != -ETIME && ret != -EINTR)
+			return ret;
+		pthread_mutex_lock(&p->lock);
+		stop = p->stopping;
+		pthread_mutex_unlock(&p->lock);
+		if (stop)
+			return -ECANCELED;
+		if (ret == -ETIME) {
+			deadline = accel_deadline(STAGING_WAIT_MS * 1000000ULL);
+			ss.timeout_ns = deadline;
+		}
+		ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_SYNC, &ss);
+	}
+}
+
+/* The slot's stream was destroyed during the wait: its tail event. */
+static int ring_d2h_wait_point(struct accel_staging *p, unsigned int idx)
+{
+	struct accel_wait_entry ents[3];
+	uint32_t first = 0, point;
+	int ret;
+
+	pthread_mutex_lock(&p->lock);
+	point = p->ring.slot[idx].point;
+	pthread_mutex_unlock(&p->lock);
+	/* No event to be had: when the copy ran cannot be told. */
+	if (!point)
+		return -ENOENT;
+	memset(ents, 0, sizeof(ents));
+	ents[0].event = p->doorbell;
+	ents[0].value = 1;
+	ents[1].event = point;
+	ret = accel_kwait_user(p->ctx, ents, 2, 0, ACCEL_TIMEOUT_INFINITE,
+			       &first);
+	if (ret == -ENOENT || ((!ret || ret == -EIO) && first == 0))
+		return -ECANCELED;
+	return ret;
+}
+
+int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
+			  void *dst, const struct accel_stage_side *src,
+			  size_t len, uint64_t *seq)
+{
+	struct stage_ring *g = &p->ring;
+	struct accel_stream_query q;
+	struct accel_desc d;
+	unsigned int idx;
+	size_t off = 0;
+	int ret;
+
+	if (len > g->max || g->failed)
+		return 1;
+	/* Behind other work (or failed): asynchronous, through the chunks. */
+	memset(&q, 0, sizeof(q));
+	q.handle = kstream;
+	if (accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &q) || q.queued ||
+	    q.error)
+		return 1;
+	ret = ring_take_locked(p, len, &off);
 	if (ret)
 		return ret;
-	s = &g->slot[(g->first + g->n) % g->cap];
-	s->off = off;
-	s->len = len;
-	s->kstream = kstream;
-	s->seq = *seq;
-	s->point = 0;
-	s->own_point = false;
-	g->n++;
-	g->head = off + ((len + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1));
-	p->tr.ring++;
+	memset(&d, 0, sizeof(d));
+	d.op = ACCEL_OP_COPY;
+	d.dst = g->r.handle;
+	d.dst_offset = off;
+	d.src = src->handle;
+	d.src_offset = src->offset;
+	d.length = len;
+	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
+	if (ret)
+		return ret;
+	g->slot[idx].reading = true;
+	p->tr.ring_d2h++;
+	pthread_mutex_unlock(&p->lock);
+	ret = ring_d2h_wait_unlocked(p, kstream, *seq);
+	if (ret == -ENOENT)
+		ret = ring_d2h_wait_point(p, idx);
+	/*
+	 * -EIO: the copy failed, the stream's synchronize says so, as for
+	 * any queued copy; the destination is left alone. The promise
+	 * covers sources: a destination freed meanwhile is undefined (as
+	 * in CUDA), but never a crash here.
+	 */
+	if (!ret && stage_par_copy(p, dst, (char *)g->r.base + off, len, true))
+		accel_check_dst_gone(dst, len, kstream);
+	pthread_mutex_lock(&p->lock);
+	g->slot[idx].reading = false;
 	return 0;
 }
 

@@ -7,14 +7,16 @@
  *   pool.c   the pool and its chunks, picking a chunk for a piece,
  *            submitting the piece, the parallel H2D fill, the chunks'
  *            workers, stop and teardown
- *   ring.c   the ring of slots: small H2D copies, no worker involved
+ *   ring.c   the ring of slots: small H2D copies, no worker involved,
+ *            and small D2H copies on an idle stream, finished in the call
  *   fill.c   the fill threads: a large fill, copy-out or range check in
  *            parallel slices, and whole pieces of a parallel H2D fill
  *   out.c    outs and patches (stream order between a pageable write and
  *            a later pageable read), and copies with both sides pageable
  *
  * An H2D copy of at most ring.max bytes takes a slot of the ring (ring.c)
- * and is one COPY. A larger one, whose source no unfinished out overlaps,
+ * and is one COPY; so is a D2H copy of at most ring.max bytes on a stream
+ * with nothing queued, which the caller then waits for and copies out. A larger one, whose source no unfinished out overlaps,
  * is filled in parallel: each free chunk gets a piece that a fill thread
  * copies, and the caller submits the pieces in order as each is full
  * (h2d_parallel_locked()). What neither takes goes piece by piece, as
@@ -146,6 +148,7 @@ struct stage_slot {
 	uint32_t kstream;	/* 0 once its stream was destroyed: @point */
 	uint32_t point;		/* recorded at that stream's tail, or 0 */
 	bool own_point;		/* the newest slot of @point: gives it back */
+	bool reading;		/* D2H: being copied out, not yet free */
 };
 
 /* The ring of slots for small copies (ring.c), one chunk of the pool. */
@@ -163,6 +166,7 @@ struct stage_ring {
 struct stage_trace {
 	uint64_t ring;		/* copies through the ring */
 	uint64_t ring_waits;	/* the ring was full: waits for a retire */
+	uint64_t ring_d2h;	/* D2H copies finished in the call (ring) */
 	uint64_t filled;	/* pieces the calling thread filled in a chunk */
 	uint64_t handoffs;	/* pieces handed to a chunk's worker */
 	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
@@ -233,6 +237,15 @@ bool stage_point_passed(struct accel_ctx *ctx, uint32_t ev);
 int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 			   const struct accel_stage_side *dst,
 			   const void *src, size_t len, uint64_t *seq);
+/*
+ * ring.c: D2H of @len bytes from (@src) into pageable @dst on an idle
+ * stream, finished before it returns: 0 (*@seq set), -errno, or 1: not
+ * taken (too large, the stream has work queued, no ring), the chunks'
+ * path is to serve it. Drops and retakes the pool lock.
+ */
+int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
+			  void *dst, const struct accel_stage_side *src,
+			  size_t len, uint64_t *seq);
 void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
 
 /* fill.c */

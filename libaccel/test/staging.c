@@ -520,8 +520,8 @@ static int pinned_bounded_behind_gate(void)
 
 /* The pool's ACCEL_TRACE line, caught when its context is destroyed. */
 struct trace_catch {
-	unsigned long long ring, ring_waits, filled, par, handoffs, spills,
-			   chunk_waits;
+	unsigned long long ring, ring_waits, ring_d2h, filled, par, handoffs,
+			   spills, chunk_waits;
 	int seen;
 };
 
@@ -530,9 +530,9 @@ static void catch_trace(void *data, int prio, const char *msg)
 	struct trace_catch *t = data;
 
 	(void)prio;
-	if (sscanf(msg, "trace: staging: %llu copies through the ring (%llu waits for a slot), %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
-		   &t->ring, &t->ring_waits, &t->filled, &t->par, &t->handoffs,
-		   &t->spills, &t->chunk_waits) == 7)
+	if (sscanf(msg, "trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
+		   &t->ring, &t->ring_waits, &t->ring_d2h, &t->filled, &t->par,
+		   &t->handoffs, &t->spills, &t->chunk_waits) == 8)
 		t->seen++;
 }
 
@@ -755,6 +755,66 @@ static int d2h_pipelined_done_when_passed(void)
 	}
 	free(dst);
 	staging_env_reset();
+	return T_PASS;
+}
+
+/*
+ * A small D2H into pageable memory on a stream with nothing queued is
+ * finished in the call: the destination holds the bytes when it returns,
+ * no worker took part and nothing waits on the stream. Behind a gate the
+ * same copy stays asynchronous: the call returns with the destination
+ * untouched, which holds the bytes once the gate opened.
+ */
+static int small_d2h_idle_in_call(void)
+{
+	enum { N = 50 };
+	const size_t n = 8 * KB + 3;
+	unsigned char *host, *dev, *dst;
+	struct trace_catch t;
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("256", "2"));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, N * n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, N * n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	t_fill(host, N * n, 11);
+	CHECK_OK(accel_memcpy_async(s, dev, host, N * n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < N; i++) {
+		memset(dst, 0, n);
+		CHECK_OK(accel_memcpy_async(s, dst, dev + i * n, n,
+					    ACCEL_MEMCPY_D2H));
+		/* No synchronize: the call finished the copy. */
+		CHECK(!memcmp(dst, host + i * n, n));
+	}
+	/* Behind other work: queued, not waited for. */
+	memset(dst, 0, n);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK(dst[0] == 0 && dst[n - 1] == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(!memcmp(dst, host, n));
+	accel_event_destroy(gate);
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	staging_env_reset();
+	free(dst);
+	CHECK(t.seen == 1);
+	printf("# %llu D2H finished in the call, %llu handed to a worker\n",
+	       t.ring_d2h, t.handoffs);
+	CHECK(t.ring_d2h == N);
+	CHECK(t.handoffs == 1);
 	return T_PASS;
 }
 
@@ -1137,6 +1197,7 @@ int main(void)
 		T(ring_wraps_in_order), T(ring_full_behind_gate),
 		T(ring_stream_destroyed),
 		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
+		T(small_d2h_idle_in_call),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
