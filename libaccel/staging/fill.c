@@ -3,6 +3,7 @@
  * The staging pool (stage.h): the fill threads, which copy slices of a
  * large fill or copy-out alongside the thread that asked for it.
  */
+#include <time.h>
 #include <unistd.h>
 
 #include "stage.h"
@@ -46,17 +47,66 @@ static void slice_take_locked(struct accel_staging *p, struct fill_task *t)
 		pthread_cond_broadcast(&p->fill_done);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A task was queued, of slices for @all threads or one: fill_lock held. */
+static void fill_kick_locked(struct accel_staging *p, bool all)
+{
+	__atomic_fetch_add(&p->fill_queued, 1, __ATOMIC_RELEASE);
+	if (all)
+		pthread_cond_broadcast(&p->fill_cond);
+	else
+		pthread_cond_signal(&p->fill_cond);
+}
+
+/*
+ * After a slice, look for the next task for FILL_SPIN_NS before sleeping,
+ * fill_lock dropped meanwhile: in a burst of copies the next call's task
+ * comes within microseconds, and a thread woken from the condition
+ * variable comes tens of microseconds late, by when the caller has
+ * copied most slices alone. Idle, the threads sleep.
+ */
+static void fill_spin_unlocked(struct accel_staging *p)
+{
+	unsigned int seen = __atomic_load_n(&p->fill_queued, __ATOMIC_ACQUIRE);
+	uint64_t until = mono_ns() + FILL_SPIN_NS;
+
+	while (__atomic_load_n(&p->fill_queued, __ATOMIC_ACQUIRE) == seen &&
+	       mono_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#else
+		sched_yield();
+#endif
+	}
+}
+
 static void *fill_thread(void *arg)
 {
 	struct accel_staging *p = arg;
+	bool hot = false;
 
 	pthread_mutex_lock(&p->fill_lock);
 	while (!p->fill_stop) {
+		if (!p->tasks && hot) {
+			hot = false;
+			pthread_mutex_unlock(&p->fill_lock);
+			fill_spin_unlocked(p);
+			pthread_mutex_lock(&p->fill_lock);
+			continue;
+		}
 		if (!p->tasks) {
 			pthread_cond_wait(&p->fill_cond, &p->fill_lock);
 			continue;
 		}
 		slice_take_locked(p, p->tasks);
+		hot = true;
 	}
 	pthread_mutex_unlock(&p->fill_lock);
 	return NULL;
@@ -93,7 +143,7 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 	pthread_mutex_lock(&p->fill_lock);
 	t.next = p->tasks;
 	p->tasks = &t;
-	pthread_cond_broadcast(&p->fill_cond);
+	fill_kick_locked(p, true);
 	while (t.taken < t.nslices)
 		slice_take_locked(p, &t);
 	while (t.done < t.nslices)
@@ -128,7 +178,7 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 	pthread_mutex_lock(&p->fill_lock);
 	t.next = p->tasks;
 	p->tasks = &t;
-	pthread_cond_broadcast(&p->fill_cond);
+	fill_kick_locked(p, true);
 	while (t.taken < t.nslices)
 		slice_take_locked(p, &t);
 	while (t.done < t.nslices)
@@ -149,7 +199,7 @@ void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
 	for (pp = &p->tasks; *pp; pp = &(*pp)->next)
 		;
 	*pp = t;
-	pthread_cond_signal(&p->fill_cond);
+	fill_kick_locked(p, false);
 	pthread_mutex_unlock(&p->fill_lock);
 }
 

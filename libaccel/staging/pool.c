@@ -622,6 +622,20 @@ static bool outs_overlap_any_locked(struct accel_staging *p, uint32_t kstream,
 	return false;
 }
 
+/*
+ * A call pinned @n chunks for its pieces: pin as many again (while the
+ * pool may grow), now that its pieces are on the wire, so that the next
+ * call fills those while these are still being copied, instead of
+ * pinning them then. Best effort: a pinning limit leaves the pool as it
+ * is (and at that size from then on).
+ */
+static void pool_grow_locked(struct accel_staging *p, unsigned int n)
+{
+	while (n-- && p->nchunks < p->max_chunks && !p->full)
+		if (chunk_add_locked(p))
+			p->full = true;
+}
+
 /* One piece of a parallel fill: its chunk, and the task filling it. */
 struct par_piece {
 	struct stage_chunk *c;
@@ -645,7 +659,7 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 			       size_t *donep)
 {
 	struct par_piece q[STAGING_MAX_CHUNKS];
-	unsigned int first = 0, n = 0;
+	unsigned int first = 0, n = 0, had = p->nchunks;
 	size_t launched = 0, done = 0, piece;
 	struct accel_desc d[2];
 	int ret = 0;
@@ -717,6 +731,8 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 		n--;
 	}
 	*donep = done;
+	if (!ret)
+		pool_grow_locked(p, p->nchunks - had);
 	return ret;
 }
 

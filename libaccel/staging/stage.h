@@ -98,6 +98,7 @@
 #define FILL_SLICE_MIN		(256 << 10)
 #define CHECK_SLICE_MIN		(4 << 20)
 #define PAR_PIECE_MIN		(1 << 20)
+#define FILL_SPIN_NS		50000	/* a fill thread looks for more work */
 #define STAGE_DESCS		4	/* most descriptors one piece takes */
 
 /* Bytes a pageable source shares with an unfinished out: read them late. */
@@ -218,6 +219,7 @@ struct accel_staging {
 	struct fill_task *tasks;
 	bool fill_stop;
 	unsigned int nfill;
+	unsigned int fill_queued;	/* tasks queued so far (atomic) */
 	pthread_t fill[STAGING_MAX_THREADS];
 };
 

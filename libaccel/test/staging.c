@@ -819,6 +819,54 @@ static int small_d2h_idle_in_call(void)
 }
 
 /*
+ * A parallel H2D that pinned chunks for its pieces pins as many again
+ * before it returns (for the next call to fill while its pieces are on
+ * the wire), within ACCEL_STAGING_CHUNKS: 64 KiB chunks, 3 copying
+ * threads, a copy of three chunks pins 6 chunks, the pool's most, and the
+ * next calls pin nothing.
+ */
+static int pool_grows_ahead(void)
+{
+	const size_t chunk = 64 * KB, n = 3 * chunk;
+	unsigned char *src, *dev, *out;
+	long base, after;
+	accel_stream_t s;
+	int round;
+
+	if (!pins_observable()) {
+		printf("# mlock does not show in VmLck here (a sanitizer)\n");
+		return T_SKIP;
+	}
+	CHECK(!staging_env("64", "6"));
+	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, n, 0));
+	src = malloc(n);
+	CHECK(src);
+	base = pinned_now();
+	t_fill(src, n, 3);
+	CHECK_OK(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D));
+	after = pinned_now();
+	printf("# pinned %ld bytes by the first copy\n", after - base);
+	CHECK(after - base == (long)(6 * chunk));
+	for (round = 0; round < 4; round++) {
+		t_fill(src, n, (unsigned int)round + 4);
+		CHECK_OK(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+	}
+	CHECK(pinned_now() == after);
+	CHECK_OK(accel_memcpy_async(s, out, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(out, n, 7));
+	unsetenv("ACCEL_STAGING_THREADS");
+	staging_env_reset();
+	free(src);
+	return T_PASS;
+}
+
+/*
  * Behind a gate, more small copies than the ring has slots: a slot is
  * never reused before its copy ran (the copies past the ring's room take
  * the chunks instead), so every copy lands with its own bytes.
@@ -1197,7 +1245,7 @@ int main(void)
 		T(ring_wraps_in_order), T(ring_full_behind_gate),
 		T(ring_stream_destroyed),
 		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
-		T(small_d2h_idle_in_call),
+		T(small_d2h_idle_in_call), T(pool_grows_ahead),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
