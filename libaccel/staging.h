@@ -10,9 +10,9 @@
  * module they are ACCEL_MEM_HOST allocations (kernel-pinned, charged to
  * RLIMIT_MEMLOCK), with the cuda backend also cudaHostRegister'ed once
  * each. An H2D copy of at most ACCEL_STAGING_SMALL_KB takes a slot of the
- * ring, filled and submitted by the caller; a D2H copy of at most that
- * size on a stream with nothing queued is finished in the call through
- * a slot of the ring. Others go through the chunks
+ * ring, filled and submitted by the caller; a D2H copy on a stream with
+ * nothing queued is finished in the call, through a slot of the ring or
+ * the free chunks. Others go through the chunks
  * in pieces of at most one chunk: H2D pieces are filled several at once by
  * the fill threads (ACCEL_STAGING_THREADS, default half the CPUs, 2 to 8,
  * the caller included) and submitted in order; each chunk has a worker

@@ -736,6 +736,111 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 	return ret;
 }
 
+/* One piece of a D2H finished in the call: its chunk and its COPY. */
+struct d2h_piece {
+	struct stage_chunk *c;
+	size_t off, len;
+	uint64_t seq;
+};
+
+/*
+ * D2H into pageable memory on a stream with nothing queued, finished in
+ * the call (as CUDA's pageable D2H is): pieces go on the wire into every
+ * free chunk at once; the calling thread waits for the oldest as a
+ * synchronize would, copies it out with the fill threads, and puts the
+ * next piece into that chunk, while the later pieces are still on the
+ * wire. No worker, no event, no HOST_WAIT: the stream is never held by a
+ * thread's wake-up, and the destination holds the bytes when the call
+ * returns, before anything queued after it runs. 1: not taken (the
+ * stream has work queued, or no chunk is free), the asynchronous path is
+ * to serve it. Drops and retakes the pool lock.
+ */
+static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
+			     void *dst, const struct accel_stage_side *src,
+			     size_t bytes, uint64_t *seq)
+{
+	struct d2h_piece q[STAGING_MAX_CHUNKS];
+	unsigned int first = 0, n = 0;
+	size_t launched = 0, piece;
+	struct accel_stream_query sq;
+	struct accel_desc d;
+	bool failed = false;
+	int ret = 0, err;
+
+	memset(&sq, 0, sizeof(sq));
+	sq.handle = kstream;
+	if (accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &sq) || sq.queued ||
+	    sq.error)
+		return 1;
+	/* Pieces small enough that the first lands soon, at most a chunk. */
+	piece = bytes / 8;
+	if (piece < PAR_PIECE_MIN)
+		piece = PAR_PIECE_MIN;
+	piece = (piece + 4095) & ~(size_t)4095;
+	for (;;) {
+		while (!ret && !failed && launched < bytes &&
+		       n < STAGING_MAX_CHUNKS) {
+			struct d2h_piece *pc = &q[(first + n) % STAGING_MAX_CHUNKS];
+			struct stage_chunk *c;
+
+			if (chunk_now_locked(p, &c) || !c)
+				break;
+			pc->c = c;
+			pc->off = launched;
+			pc->len = bytes - launched;
+			if (pc->len > piece)
+				pc->len = piece;
+			if (pc->len > c->r.size)
+				pc->len = c->r.size;
+			desc_copy(&d, c->r.handle, 0, src->handle,
+				  src->offset + launched, pc->len);
+			ret = accel_submit(p->ctx, kstream, &d, 1, &pc->seq);
+			if (ret)
+				break;
+			c->filling = true;
+			c->kstream = kstream;
+			*seq = pc->seq;
+			launched += pc->len;
+			n++;
+		}
+		if (!n)
+			break;
+		/* The oldest piece: landed, then copied out, its chunk free. */
+		struct d2h_piece *pc = &q[first];
+
+		pthread_mutex_unlock(&p->lock);
+		err = failed ? -EIO : stage_seq_wait_unlocked(p, kstream,
+							       pc->seq);
+		if (!err && stage_par_copy(p, (char *)dst + pc->off,
+					   (void *)pc->c->r.base, pc->len,
+					   true))
+			accel_check_dst_gone((char *)dst + pc->off, pc->len,
+					     kstream);
+		pthread_mutex_lock(&p->lock);
+		if (err == -ENOENT || err == -ECANCELED) {
+			/*
+			 * Destroyed under the call, or the pool stops: when
+			 * the pieces still on the wire land cannot be told;
+			 * their chunks stay out of use.
+			 */
+			return 0;
+		}
+		/* -EIO: this and the later pieces never land (the stream failed). */
+		if (err)
+			failed = true;
+		pc->c->filling = false;
+		first = (first + 1) % STAGING_MAX_CHUNKS;
+		n--;
+		if (!n && (failed || ret || launched == bytes))
+			break;
+	}
+	if (!launched)
+		return ret ? ret : 1;
+	/* The stream's failure is the synchronize's to report, as for any copy. */
+	p->tr.d2h_direct++;
+	return ret;
+}
+
 /*
  * A copy of several pieces is queued whole or not at all: with less room
  * on the stream than its pieces may take (STAGE_DESCS each), -EAGAIN
@@ -812,6 +917,14 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 					    seq) :
 		      stage_ring_copy_locked(p, kstream, dst, src->ptr, bytes,
 					     seq);
+		if (ret <= 0) {
+			pthread_mutex_unlock(&p->lock);
+			return ret;
+		}
+		ret = 0;
+	}
+	if (!ret && dst->pageable && !src->pageable) {
+		ret = d2h_direct_locked(p, kstream, dst->ptr, src, bytes, seq);
 		if (ret <= 0) {
 			pthread_mutex_unlock(&p->lock);
 			return ret;
@@ -939,10 +1052,11 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 		return;
 	if (accel_env_flag("ACCEL_TRACE"))
 		accel_log_asked(LOG_INFO,
-			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
+			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu through the chunks, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
 			(unsigned long long)p->tr.ring,
 			(unsigned long long)p->tr.ring_waits,
 			(unsigned long long)p->tr.ring_d2h,
+			(unsigned long long)p->tr.d2h_direct,
 			(unsigned long long)p->tr.filled,
 			(unsigned long long)p->tr.par_fills,
 			(unsigned long long)p->tr.handoffs,

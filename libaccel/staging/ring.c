@@ -293,14 +293,8 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 	return ret;
 }
 
-/*
- * Until the COPY at @seq of @kstream retired, the pool lock dropped: 0,
- * -EIO (it failed: the stream says so), -ENOENT (the stream was
- * destroyed meanwhile) or -ECANCELED (the pool stops). In slices of
- * STAGING_WAIT_MS, so that a stop is seen.
- */
-static int ring_d2h_wait_unlocked(struct accel_staging *p, uint32_t kstream,
-				  uint64_t seq)
+int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq)
 {
 	struct accel_ctx *ctx = p->ctx;
 	struct accel_stream_sync ss;
@@ -389,7 +383,7 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	g->slot[idx].reading = true;
 	p->tr.ring_d2h++;
 	pthread_mutex_unlock(&p->lock);
-	ret = ring_d2h_wait_unlocked(p, kstream, *seq);
+	ret = stage_seq_wait_unlocked(p, kstream, *seq);
 	if (ret == -ENOENT)
 		ret = ring_d2h_wait_point(p, idx);
 	/*

@@ -19,8 +19,11 @@
  * with nothing queued, which the caller then waits for and copies out. A larger one, whose source no unfinished out overlaps,
  * is filled in parallel: each free chunk gets a piece that a fill thread
  * copies, and the caller submits the pieces in order as each is full
- * (h2d_parallel_locked()). What neither takes goes piece by piece, as
- * below.
+ * (h2d_parallel_locked()). A larger D2H on a stream with nothing queued
+ * is finished in the call through the free chunks (d2h_direct_locked()):
+ * a COPY per piece, which the caller waits for and copies out, reusing
+ * the chunk for a later piece. What none of these takes goes piece by
+ * piece, as below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
@@ -168,6 +171,7 @@ struct stage_trace {
 	uint64_t ring;		/* copies through the ring */
 	uint64_t ring_waits;	/* the ring was full: waits for a retire */
 	uint64_t ring_d2h;	/* D2H copies finished in the call (ring) */
+	uint64_t d2h_direct;	/* D2H copies finished in the call (chunks) */
 	uint64_t filled;	/* pieces the calling thread filled in a chunk */
 	uint64_t handoffs;	/* pieces handed to a chunk's worker */
 	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
@@ -249,6 +253,16 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 			  void *dst, const struct accel_stage_side *src,
 			  size_t len, uint64_t *seq);
 void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
+/*
+ * Until the descriptor at @seq of @kstream retired, as a user's
+ * synchronize (polling the device first where the backend does), the
+ * pool lock not held: 0, -EIO (it failed, or never ran: the stream
+ * failed before it), -ENOENT (the stream was destroyed meanwhile) or
+ * -ECANCELED (the pool stops). In slices of STAGING_WAIT_MS, so that a
+ * stop is seen.
+ */
+int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq);
 
 /* fill.c */
 unsigned int stage_default_threads(void);

@@ -520,8 +520,8 @@ static int pinned_bounded_behind_gate(void)
 
 /* The pool's ACCEL_TRACE line, caught when its context is destroyed. */
 struct trace_catch {
-	unsigned long long ring, ring_waits, ring_d2h, filled, par, handoffs,
-			   spills, chunk_waits;
+	unsigned long long ring, ring_waits, ring_d2h, d2h_direct, filled,
+			   par, handoffs, spills, chunk_waits;
 	int seen;
 };
 
@@ -530,9 +530,10 @@ static void catch_trace(void *data, int prio, const char *msg)
 	struct trace_catch *t = data;
 
 	(void)prio;
-	if (sscanf(msg, "trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
-		   &t->ring, &t->ring_waits, &t->ring_d2h, &t->filled, &t->par,
-		   &t->handoffs, &t->spills, &t->chunk_waits) == 8)
+	if (sscanf(msg, "trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu through the chunks, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
+		   &t->ring, &t->ring_waits, &t->ring_d2h, &t->d2h_direct,
+		   &t->filled, &t->par, &t->handoffs, &t->spills,
+		   &t->chunk_waits) == 9)
 		t->seen++;
 }
 
@@ -815,6 +816,64 @@ static int small_d2h_idle_in_call(void)
 	       t.ring_d2h, t.handoffs);
 	CHECK(t.ring_d2h == N);
 	CHECK(t.handoffs == 1);
+	return T_PASS;
+}
+
+/*
+ * A D2H into pageable memory of many chunks, on a stream with nothing
+ * queued, is finished in the call too: more pieces than the pool has
+ * chunks, each chunk copied out and reused while later pieces are on the
+ * wire; the destination holds every byte when the call returns and no
+ * worker took part. The same copy behind a gate stays asynchronous.
+ */
+static int large_d2h_idle_in_call(void)
+{
+	const size_t n = 10 * 64 * KB + 5;
+	unsigned char *host, *dev, *dst;
+	struct trace_catch t;
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+	int round;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("64", "3"));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	for (round = 0; round < 3; round++) {
+		t_fill(host, n, (unsigned int)round + 30);
+		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		memset(dst, 0, n);
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		/* No synchronize: the call finished the copy. */
+		CHECK(t_check_fill(dst, n, (unsigned int)round + 30));
+	}
+	memset(dst, 0, n);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK(dst[0] == 0 && dst[n - 1] == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(dst, n, 32));
+	accel_event_destroy(gate);
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	staging_env_reset();
+	free(dst);
+	CHECK(t.seen == 1);
+	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
+	       t.d2h_direct, t.handoffs);
+	CHECK(t.d2h_direct == 3);
+	/* The gated copy: its pieces, each to a chunk's worker. */
+	CHECK(t.handoffs == 11);
 	return T_PASS;
 }
 
@@ -1245,7 +1304,8 @@ int main(void)
 		T(ring_wraps_in_order), T(ring_full_behind_gate),
 		T(ring_stream_destroyed),
 		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
-		T(small_d2h_idle_in_call), T(pool_grows_ahead),
+		T(small_d2h_idle_in_call), T(large_d2h_idle_in_call),
+		T(pool_grows_ahead),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
