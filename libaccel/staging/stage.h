@@ -98,7 +98,7 @@
 #define STAGING_MAX_THREADS	16
 #define STAGING_SMALL_KB	1024
 #define STAGING_WAIT_MS		10
-#define FILL_SLICE_MIN		(256 << 10)
+#define FILL_SLICE_MIN		(128 << 10)
 #define CHECK_SLICE_MIN		(4 << 20)
 #define PAR_PIECE_MIN		(1 << 20)
 #define FILL_SPIN_NS		50000	/* a fill thread looks for more work */
