@@ -391,10 +391,15 @@ static int chunk_pick_locked(struct accel_staging *p, uint32_t kstream,
 		*now = true;
 		return ret;
 	}
+	/*
+	 * Never one a D2H finishing in its call holds (filling, the pool
+	 * lock dropped): its worker would not wait for that call. Such a
+	 * call always leaves one chunk to the others (d2h_direct_locked()).
+	 */
 	for (i = 0; i < p->nchunks; i++) {
 		struct stage_chunk *c = &p->chunks[(p->next + i) % p->nchunks];
 
-		if (c->kstream == kstream) {
+		if (c->kstream == kstream && !c->filling) {
 			/* The next one of the stream's goes to the next chunk. */
 			p->next = (unsigned int)(c - p->chunks) + 1;
 			*out = c;
@@ -402,9 +407,17 @@ static int chunk_pick_locked(struct accel_staging *p, uint32_t kstream,
 			return 0;
 		}
 	}
-	*out = &p->chunks[p->next++ % p->nchunks];
-	*now = false;
-	return 0;
+	for (i = 0; i < p->nchunks; i++) {
+		struct stage_chunk *c = &p->chunks[p->next++ % p->nchunks];
+
+		if (!c->filling) {
+			*out = c;
+			*now = false;
+			return 0;
+		}
+	}
+	/* Not reached: a D2H in its call leaves a chunk to the others. */
+	return -EAGAIN;
 }
 
 
@@ -736,6 +749,18 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 	return ret;
 }
 
+/* Whether a chunk other than @c is not held by a call (filling). */
+static bool chunk_spare_locked(struct accel_staging *p,
+			       const struct stage_chunk *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nchunks; i++)
+		if (&p->chunks[i] != c && !p->chunks[i].filling)
+			return true;
+	return false;
+}
+
 /* One piece of a D2H finished in the call: its chunk and its COPY. */
 struct d2h_piece {
 	struct stage_chunk *c;
@@ -785,6 +810,19 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 
 			if (chunk_now_locked(p, &c) || !c)
 				break;
+			/*
+			 * The pool lock is dropped while a piece is waited for:
+			 * leave one chunk the other streams' pieces can queue
+			 * on (chunk_pick_locked()).
+			 */
+			if (!chunk_spare_locked(p, c)) {
+				if (p->nchunks < p->max_chunks && !p->full) {
+					if (!chunk_add_locked(p))
+						continue;
+					p->full = true;
+				}
+				break;
+			}
 			pc->c = c;
 			pc->off = launched;
 			pc->len = bytes - launched;

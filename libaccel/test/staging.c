@@ -6,6 +6,7 @@
  * pinned memory does not grow with the queue.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -877,6 +878,89 @@ static int large_d2h_idle_in_call(void)
 	return T_PASS;
 }
 
+/* The other stream of d2h_in_call_beside_chunks(): pieces through the chunks. */
+struct beside {
+	accel_context *ctx;
+	int rounds, ok;
+};
+
+static void *beside_thread(void *arg)
+{
+	const size_t n = 5 * 64 * KB + 7;
+	struct beside *b = arg;
+	unsigned char *src, *dst, *dev;
+	accel_stream_t s;
+	int r;
+
+	b->ok = 0;
+	src = malloc(n);
+	dst = malloc(n);
+	if (!src || !dst || accel_malloc(b->ctx, (void **)&dev, n))
+		return NULL;
+	for (r = 0; r < b->rounds; r++) {
+		/* A new stream: no chunk was its own yet. */
+		if (accel_stream_create(b->ctx, 0, 0, &s))
+			return NULL;
+		t_fill(src, n, (unsigned int)r + 200);
+		/* The D2H is behind the H2D: asynchronous, a worker's. */
+		if (accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D) ||
+		    accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H) ||
+		    accel_stream_synchronize(s, 60 * T_SEC) ||
+		    !t_check_fill(dst, n, (unsigned int)r + 200) ||
+		    accel_stream_destroy(s))
+			return NULL;
+	}
+	free(src);
+	free(dst);
+	b->ok = 1;
+	return NULL;
+}
+
+/*
+ * A D2H finishing in its call holds its chunks with the pool lock
+ * dropped: another stream's pieces, queued meanwhile on a busy pool of
+ * two chunks, never go to those chunks (their workers would write into a
+ * chunk the call is copying out). Both streams' bytes stay exact,
+ * whichever path each copy took.
+ */
+static int d2h_in_call_beside_chunks(void)
+{
+	const size_t n = 6 * 64 * KB + 1;
+	unsigned char *host, *dev, *dst;
+	struct beside b;
+	accel_context *ctx;
+	accel_stream_t s;
+	pthread_t th;
+	int r;
+
+	CHECK(!staging_env("64", "2"));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	t_fill(host, n, 61);
+	CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	b.ctx = ctx;
+	b.rounds = 40;
+	CHECK(!pthread_create(&th, NULL, beside_thread, &b));
+	for (r = 0; r < 40; r++) {
+		memset(dst, 0, n);
+		/* In the call, or through a worker when no chunk was free. */
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(t_check_fill(dst, n, 61));
+	}
+	CHECK(!pthread_join(th, NULL));
+	CHECK(b.ok);
+	accel_context_destroy(ctx);
+	staging_env_reset();
+	free(dst);
+	return T_PASS;
+}
+
 /*
  * A parallel H2D that pinned chunks for its pieces pins as many again
  * before it returns (for the next call to fill while its pieces are on
@@ -1305,6 +1389,7 @@ int main(void)
 		T(ring_stream_destroyed),
 		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
 		T(small_d2h_idle_in_call), T(large_d2h_idle_in_call),
+		T(d2h_in_call_beside_chunks),
 		T(pool_grows_ahead),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
