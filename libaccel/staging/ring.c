@@ -359,7 +359,8 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	size_t off = 0;
 	int ret;
 
-	if (len > g->max || g->failed)
+	/* A host function does not wait for the device (-EDEADLK's rule). */
+	if (len > g->max || g->failed || accel_in_host_fn())
 		return 1;
 	/* Behind other work (or failed): asynchronous, through the chunks. */
 	memset(&q, 0, sizeof(q));

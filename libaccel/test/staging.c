@@ -961,6 +961,65 @@ static int d2h_in_call_beside_chunks(void)
 	return T_PASS;
 }
 
+/* What hostfn_d2h() did, from inside a host function. */
+struct hostfn_d2h_arg {
+	accel_stream_t s;
+	void *dst, *dev;
+	size_t n;
+	int ret;
+};
+
+static void hostfn_d2h_fn(void *data)
+{
+	struct hostfn_d2h_arg *a = data;
+
+	a->ret = accel_memcpy_async(a->s, a->dst, a->dev, a->n,
+				    ACCEL_MEMCPY_D2H);
+}
+
+/*
+ * A host function may queue a D2H into pageable memory on an idle
+ * stream: it is not finished in the call there (that would wait for the
+ * device from the thread that runs the queue), it is queued, and lands.
+ */
+static int hostfn_d2h(void)
+{
+	const size_t sizes[2] = { 8 * KB + 1, 6 * 64 * KB + 1 };
+	struct hostfn_d2h_arg a;
+	unsigned char *host, *dev, *dst;
+	accel_stream_t s1, s2;
+	int k;
+
+	CHECK(!staging_env("64", "3"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, sizes[1]));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&host, sizes[1], 0));
+	dst = malloc(sizes[1]);
+	CHECK(dst);
+	t_fill(host, sizes[1], 19);
+	CHECK_OK(accel_memcpy_async(s2, dev, host, sizes[1],
+				    ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+	for (k = 0; k < 2; k++) {
+		memset(dst, 0, sizes[1]);
+		a.s = s2;
+		a.dst = dst;
+		a.dev = dev;
+		a.n = sizes[k];
+		a.ret = 1;
+		CHECK_OK(accel_launch_host_func(s1, hostfn_d2h_fn, &a));
+		CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+		CHECK_OK(a.ret);
+		CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+		CHECK(t_check_fill(dst, sizes[k], 19));
+	}
+	free(dst);
+	staging_env_reset();
+	return T_PASS;
+}
+
 /*
  * A parallel H2D that pinned chunks for its pieces pins as many again
  * before it returns (for the next call to fill while its pieces are on
@@ -1389,7 +1448,7 @@ int main(void)
 		T(ring_stream_destroyed),
 		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
 		T(small_d2h_idle_in_call), T(large_d2h_idle_in_call),
-		T(d2h_in_call_beside_chunks),
+		T(d2h_in_call_beside_chunks), T(hostfn_d2h),
 		T(pool_grows_ahead),
 		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
