@@ -787,7 +787,6 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 	struct d2h_piece q[STAGING_MAX_CHUNKS];
 	unsigned int first = 0, n = 0;
 	size_t launched = 0, piece;
-	struct accel_stream_query sq;
 	struct accel_desc d;
 	bool failed = false;
 	int ret = 0, err;
@@ -795,10 +794,7 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 	/* A host function does not wait for the device (-EDEADLK's rule). */
 	if (accel_in_host_fn())
 		return 1;
-	memset(&sq, 0, sizeof(sq));
-	sq.handle = kstream;
-	if (accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &sq) || sq.queued ||
-	    sq.error)
+	if (!stage_stream_idle_locked(p, kstream))
 		return 1;
 	/* Pieces small enough that the first lands soon, at most a chunk. */
 	piece = bytes / 8;

@@ -348,13 +348,23 @@ static int ring_d2h_wait_point(struct accel_staging *p, unsigned int idx)
 	return ret;
 }
 
+bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream)
+{
+	struct accel_stream_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.handle = kstream;
+	return !accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &q) && !q.queued &&
+	       !q.error;
+}
+
 int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 			  void *dst, const struct accel_stage_side *src,
 			  size_t len, uint64_t *seq)
 {
 	struct stage_ring *g = &p->ring;
-	struct accel_stream_query q;
 	struct accel_desc d;
+	uint64_t waits;
 	unsigned int idx;
 	size_t off = 0;
 	int ret;
@@ -363,14 +373,15 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	if (len > g->max || g->failed || accel_in_host_fn())
 		return 1;
 	/* Behind other work (or failed): asynchronous, through the chunks. */
-	memset(&q, 0, sizeof(q));
-	q.handle = kstream;
-	if (accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &q) || q.queued ||
-	    q.error)
+	if (!stage_stream_idle_locked(p, kstream))
 		return 1;
+	waits = p->tr.ring_waits;
 	ret = ring_take_locked(p, len, &off);
 	if (ret)
 		return ret;
+	/* It waited for a slot, the pool lock dropped: look again. */
+	if (p->tr.ring_waits != waits && !stage_stream_idle_locked(p, kstream))
+		return 1;
 	memset(&d, 0, sizeof(d));
 	d.op = ACCEL_OP_COPY;
 	d.dst = g->r.handle;

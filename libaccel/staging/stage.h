@@ -16,9 +16,10 @@
  *
  * An H2D copy of at most ring.max bytes takes a slot of the ring (ring.c)
  * and is one COPY; so is a D2H copy of at most ring.max bytes on a stream
- * with nothing queued, which the caller then waits for and copies out. A larger one, whose source no unfinished out overlaps,
- * is filled in parallel: each free chunk gets a piece that a fill thread
- * copies, and the caller submits the pieces in order as each is full
+ * with nothing queued, which the caller then waits for and copies out. A
+ * larger H2D, whose source no unfinished out overlaps, is filled in
+ * parallel: each free chunk gets a piece that a fill thread copies, and
+ * the caller submits the pieces in order as each is full
  * (h2d_parallel_locked()). A larger D2H on a stream with nothing queued
  * is finished in the call through the free chunks (d2h_direct_locked()):
  * a COPY per piece, which the caller waits for and copies out, reusing
@@ -263,6 +264,8 @@ void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
  */
 int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
 			    uint64_t seq);
+/* ring.c: nothing is queued on @kstream, and it has not failed. */
+bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream);
 
 /* fill.c */
 unsigned int stage_default_threads(void);
