@@ -72,9 +72,8 @@ static void fill_kick_locked(struct accel_staging *p, bool all)
  * variable comes tens of microseconds late, by when the caller has
  * copied most slices alone. Idle, the threads sleep.
  */
-static void fill_spin_unlocked(struct accel_staging *p)
+static void fill_spin_unlocked(struct accel_staging *p, unsigned int seen)
 {
-	unsigned int seen = __atomic_load_n(&p->fill_queued, __ATOMIC_ACQUIRE);
 	uint64_t until = mono_ns() + FILL_SPIN_NS;
 
 	while (__atomic_load_n(&p->fill_queued, __ATOMIC_ACQUIRE) == seen &&
@@ -95,9 +94,13 @@ static void *fill_thread(void *arg)
 	pthread_mutex_lock(&p->fill_lock);
 	while (!p->fill_stop) {
 		if (!p->tasks && hot) {
+			/* Read under the lock: no task queued after it is missed. */
+			unsigned int seen = __atomic_load_n(&p->fill_queued,
+							    __ATOMIC_ACQUIRE);
+
 			hot = false;
 			pthread_mutex_unlock(&p->fill_lock);
-			fill_spin_unlocked(p);
+			fill_spin_unlocked(p, seen);
 			pthread_mutex_lock(&p->fill_lock);
 			continue;
 		}
