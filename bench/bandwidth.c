@@ -23,7 +23,9 @@
  *
  * Each cell moves about BENCH_BYTES (default 512 MiB) in at least
  * BENCH_REPS (default 3) rounds; BENCH_MAX (default 1 GiB) caps the size;
- * BENCH_PINNED_ONLY=1 stops after the pinned and duplex rows.
+ * BENCH_PINNED_ONLY=1 stops after the pinned and duplex rows;
+ * BENCH_PAGEABLE_ONLY=1 runs the pageable rows alone (a comparison pass
+ * of the staging pool's settings).
  * The ratio is libaccel / raw, in percent of the raw bandwidth.
  */
 #define _GNU_SOURCE
@@ -664,6 +666,8 @@ int main(int argc, char **argv)
 	printf("%-10s %8s %7s %12s %12s %9s\n", "copy", "size", "streams",
 	       "libaccel", gpu ? "raw-cuda" : "memcpy", "ratio");
 
+	if (env_size("BENCH_PAGEABLE_ONLY", 0))
+		goto pageable;
 	for (d = H2D; d < NDIR; d++) {
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			size_t size = sizes[k];
@@ -744,6 +748,7 @@ int main(int argc, char **argv)
 		accel_context_destroy(ctx);
 		return 0;
 	}
+pageable:
 	/* Pageable memory on the host side, both ways, every size. */
 	for (d = H2D; d <= D2H; d++)
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
@@ -755,6 +760,10 @@ int main(int argc, char **argv)
 					     NULL
 #endif
 					     );
+	if (env_size("BENCH_PAGEABLE_ONLY", 0)) {
+		accel_context_destroy(ctx);
+		return 0;
+	}
 
 	/* Between two devices' memory, when there are two. */
 	peer_rows(ctx, gpu, sizes, sizeof(sizes) / sizeof(sizes[0]));

@@ -138,6 +138,20 @@ run "bandwidth, cuda, pinned rows, ACCEL_CUDA_COMPLETION=word" 300 \
 	BENCH_REPS=${BENCH_REPS:-3} BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth-word.csv"
+# The staging pool of pageable copies (libaccel/staging/), each setting
+# against the defaults of the pass above, raw CUDA in every pass: the ring
+# of small copies off (every H2D through the chunks), half the copying
+# threads (the default is half the CPUs, at most 8), 8 MiB chunks (the
+# prototype's slots), and the pool's trace (which path each copy took).
+for cfg in "ACCEL_STAGING_SMALL_KB=0" "ACCEL_STAGING_THREADS=4" \
+	   "ACCEL_STAGING_CHUNK_KB=8192" "ACCEL_TRACE=1"; do
+	tag=$(echo "$cfg" | tr 'A-Z_=' 'a-z--' | sed 's/^accel-//')
+	run "bandwidth, cuda, pageable rows, $cfg" 300 \
+		env "$cfg" BENCH_PAGEABLE_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
+		BENCH_BYTES=${BENCH_BYTES:-536870912} \
+		BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
+		--csv "$OUT/bandwidth-$tag.csv"
+done
 # The plot needs gnuplot; without it, one line says so (not a failure).
 run "plot" 60 make -C bench plot CSV="$(cd "$OUT" && pwd)/bandwidth.csv"
 run "latency, cpu (inproc engine)" 60 env ACCEL_BACKEND=cpu BENCH_ITERS=1000 \

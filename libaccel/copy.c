@@ -251,15 +251,16 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	 * than a SIGSEGV on the library's thread then.
 	 */
 	if (!ret && bytes && !d.found)
-		ret = accel_range_check((uintptr_t)dst, bytes, true);
+		ret = accel_staging_range_check(ctx, dst, bytes, true);
 	/*
 	 * Any source libaccel did not hand out or register is read by the
 	 * library at enqueue: one that cannot be read is -EFAULT now, not a
-	 * SIGSEGV in the staging memcpy. One madvise(MADV_POPULATE_READ)
-	 * for the whole range (vmcheck.c), the pages being read next anyway.
+	 * SIGSEGV in the staging memcpy. madvise(MADV_POPULATE_READ) over
+	 * the range (vmcheck.c; split between the staging pool's threads
+	 * when large), the pages being read next anyway.
 	 */
 	if (!ret && bytes && !sr.found)
-		ret = accel_range_check((uintptr_t)src, bytes, false);
+		ret = accel_staging_range_check(ctx, src, bytes, false);
 	/* A failed stream fails every call, a copy of 0 bytes too. */
 	if (!ret && !bytes)
 		ret = accel_stream_error(s);

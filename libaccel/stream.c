@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "accel_int.h"
+#include "staging.h"
 
 /* Default streams of this thread, one per context it used. */
 #define DEFAULT_SLOTS	8
@@ -48,6 +49,7 @@ static int stream_kill(struct accel_stream_impl *s)
 	if (ret)
 		return ret;
 	accel_pool_stream_dead(s->child.ctx, s->kstream);
+	accel_staging_stream_dead(s->child.ctx, s->kstream);
 	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_DESTROY, &h);
 	if (ret)
 		return ret;

@@ -3,6 +3,9 @@
  * The staging pool (stage.h): the fill threads, which copy slices of a
  * large fill or copy-out alongside the thread that asked for it.
  */
+#include <time.h>
+#include <unistd.h>
+
 #include "stage.h"
 
 /* ------------------------------------------------------------------ */
@@ -14,6 +17,9 @@ static bool slice_copy(struct fill_task *t, unsigned int i)
 	size_t off = (size_t)i * t->slice;
 	size_t len = i + 1 == t->nslices ? t->len - off : t->slice;
 
+	if (t->probe)
+		return accel_range_check((uintptr_t)t->src + off, len,
+					 t->write) != 0;
 	if (t->checked)
 		return accel_copy_checked(t->dst + off, t->src + off, len) != 0;
 	memcpy(t->dst + off, t->src + off, len);
@@ -41,17 +47,69 @@ static void slice_take_locked(struct accel_staging *p, struct fill_task *t)
 		pthread_cond_broadcast(&p->fill_done);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A task was queued, of slices for @all threads or one: fill_lock held. */
+static void fill_kick_locked(struct accel_staging *p, bool all)
+{
+	__atomic_fetch_add(&p->fill_queued, 1, __ATOMIC_RELEASE);
+	if (all)
+		pthread_cond_broadcast(&p->fill_cond);
+	else
+		pthread_cond_signal(&p->fill_cond);
+}
+
+/*
+ * After a slice, look for the next task for FILL_SPIN_NS before sleeping,
+ * fill_lock dropped meanwhile: in a burst of copies the next call's task
+ * comes within microseconds, and a thread woken from the condition
+ * variable comes tens of microseconds late, by when the caller has
+ * copied most slices alone. Idle, the threads sleep.
+ */
+static void fill_spin_unlocked(struct accel_staging *p, unsigned int seen)
+{
+	uint64_t until = mono_ns() + FILL_SPIN_NS;
+
+	while (__atomic_load_n(&p->fill_queued, __ATOMIC_ACQUIRE) == seen &&
+	       mono_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#else
+		sched_yield();
+#endif
+	}
+}
+
 static void *fill_thread(void *arg)
 {
 	struct accel_staging *p = arg;
+	bool hot = false;
 
 	pthread_mutex_lock(&p->fill_lock);
 	while (!p->fill_stop) {
+		if (!p->tasks && hot) {
+			/* Read under the lock: no task queued after it is missed. */
+			unsigned int seen = __atomic_load_n(&p->fill_queued,
+							    __ATOMIC_ACQUIRE);
+
+			hot = false;
+			pthread_mutex_unlock(&p->fill_lock);
+			fill_spin_unlocked(p, seen);
+			pthread_mutex_lock(&p->fill_lock);
+			continue;
+		}
 		if (!p->tasks) {
 			pthread_cond_wait(&p->fill_cond, &p->fill_lock);
 			continue;
 		}
 		slice_take_locked(p, p->tasks);
+		hot = true;
 	}
 	pthread_mutex_unlock(&p->fill_lock);
 	return NULL;
@@ -88,7 +146,7 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 	pthread_mutex_lock(&p->fill_lock);
 	t.next = p->tasks;
 	p->tasks = &t;
-	pthread_cond_broadcast(&p->fill_cond);
+	fill_kick_locked(p, true);
 	while (t.taken < t.nslices)
 		slice_take_locked(p, &t);
 	while (t.done < t.nslices)
@@ -97,10 +155,85 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 	return t.fault;
 }
 
+/*
+ * accel_range_check() of a large range, in slices shared with the fill
+ * threads: its page walk (one madvise per slice) costs about as much per
+ * byte as a memcpy on some hosts, so one thread doing it alone would
+ * halve a large copy's rate. -EFAULT when any slice fails.
+ */
+int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
+		    bool write)
+{
+	struct fill_task t;
+
+	if (!p->nfill || len < 2 * CHECK_SLICE_MIN)
+		return accel_range_check((uintptr_t)ptr, len, write);
+	memset(&t, 0, sizeof(t));
+	t.src = ptr;
+	t.len = len;
+	t.probe = true;
+	t.write = write;
+	t.nslices = p->nfill + 1;
+	if (t.nslices > len / CHECK_SLICE_MIN)
+		t.nslices = len / CHECK_SLICE_MIN;
+	t.slice = (len / t.nslices + 4095) & ~(size_t)4095;
+	t.nslices = (len + t.slice - 1) / t.slice;
+	pthread_mutex_lock(&p->fill_lock);
+	t.next = p->tasks;
+	p->tasks = &t;
+	fill_kick_locked(p, true);
+	while (t.taken < t.nslices)
+		slice_take_locked(p, &t);
+	while (t.done < t.nslices)
+		pthread_cond_wait(&p->fill_done, &p->fill_lock);
+	pthread_mutex_unlock(&p->fill_lock);
+	return t.fault ? -EFAULT : 0;
+}
+
+void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
+{
+	struct fill_task **pp;
+
+	t->next = NULL;
+	t->slice = t->len;
+	t->nslices = 1;
+	t->taken = t->done = 0;
+	pthread_mutex_lock(&p->fill_lock);
+	for (pp = &p->tasks; *pp; pp = &(*pp)->next)
+		;
+	*pp = t;
+	fill_kick_locked(p, false);
+	pthread_mutex_unlock(&p->fill_lock);
+}
+
+void stage_fill_wait(struct accel_staging *p, struct fill_task *t)
+{
+	pthread_mutex_lock(&p->fill_lock);
+	if (t->taken < t->nslices)
+		slice_take_locked(p, t);
+	while (t->done < t->nslices)
+		pthread_cond_wait(&p->fill_done, &p->fill_lock);
+	pthread_mutex_unlock(&p->fill_lock);
+}
+
+/*
+ * Threads that copy, the caller included: half the online CPUs, from 2 to
+ * STAGING_THREADS (8 on a 16-core host: a memcpy per core reaches a few
+ * GB/s, eight of them about the link's 50).
+ */
+unsigned int stage_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+
+	if (n < 2)
+		return 2;
+	return n > STAGING_THREADS ? STAGING_THREADS : (unsigned int)n;
+}
+
 void stage_fill_start(struct accel_staging *p)
 {
 	unsigned long n = stage_env_ulong("ACCEL_STAGING_THREADS",
-					  STAGING_THREADS, 1,
+					  stage_default_threads(), 1,
 					  STAGING_MAX_THREADS);
 
 	pthread_mutex_init(&p->fill_lock, NULL);

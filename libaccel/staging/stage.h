@@ -5,10 +5,26 @@
  * pieces of at most one chunk.
  *
  *   pool.c   the pool and its chunks, picking a chunk for a piece,
- *            submitting the piece, the chunks' workers, stop and teardown
- *   fill.c   the fill threads: a large fill or copy-out in parallel slices
+ *            submitting the piece, the parallel H2D fill, the chunks'
+ *            workers, stop and teardown
+ *   ring.c   the ring of slots: small H2D copies, no worker involved,
+ *            and small D2H copies on an idle stream, finished in the call
+ *   fill.c   the fill threads: a large fill, copy-out or range check in
+ *            parallel slices, and whole pieces of a parallel H2D fill
  *   out.c    outs and patches (stream order between a pageable write and
  *            a later pageable read), and copies with both sides pageable
+ *
+ * An H2D copy of at most ring.max bytes takes a slot of the ring (ring.c)
+ * and is one COPY; so is a D2H copy of at most ring.max bytes on a stream
+ * with nothing queued, which the caller then waits for and copies out. A
+ * larger H2D, whose source no unfinished out overlaps, is filled in
+ * parallel: each free chunk gets a piece that a fill thread copies, and
+ * the caller submits the pieces in order as each is full
+ * (h2d_parallel_locked()). A larger D2H on a stream with nothing queued
+ * is finished in the call through the free chunks (d2h_direct_locked()):
+ * a COPY per piece, which the caller waits for and copies out, reusing
+ * the chunk for a later piece. What none of these takes goes piece by
+ * piece, as below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
@@ -23,11 +39,15 @@
  * destination) is
  *
  *   [HOST_WAIT counter >= v1]  COPY src -> chunk  EVENT_RECORD point
- *   HOST_WAIT counter >= v2
  *
  * and the worker, once the point has passed, copies the chunk out and
- * raises the counter to v2, so that the stream (and whoever synchronizes
- * on it) goes on only after the bytes are in the destination.
+ * raises the counter to v2; after the call's last piece, one
+ *
+ *   HOST_WAIT counter >= v2
+ *
+ * per chunk the call used (its last v2) makes the stream (and whoever
+ * synchronizes on it) go on only after all the bytes are in the
+ * destination, while the call's pieces went on the wire back to back.
  *
  * Counter values are handed out in the order the pieces are queued on the
  * transport (the pool lock is held across the submit), and each worker
@@ -73,13 +93,16 @@
 #include "accel_int.h"
 #include "staging.h"
 
-#define STAGING_CHUNKS		4
 #define STAGING_CHUNK_KB	4096
 #define STAGING_MAX_CHUNKS	64
-#define STAGING_THREADS		4
+#define STAGING_THREADS		8	/* the most by default */
 #define STAGING_MAX_THREADS	16
+#define STAGING_SMALL_KB	1024
 #define STAGING_WAIT_MS		10
-#define FILL_SLICE_MIN		(256 << 10)
+#define FILL_SLICE_MIN		(128 << 10)
+#define CHECK_SLICE_MIN		(4 << 20)
+#define PAR_PIECE_MIN		(1 << 20)
+#define FILL_SPIN_NS		50000	/* a fill thread looks for more work */
 #define STAGE_DESCS		4	/* most descriptors one piece takes */
 
 /* Bytes a pageable source shares with an unfinished out: read them late. */
@@ -103,6 +126,7 @@ struct fill_task {
 	size_t len, slice;
 	unsigned int nslices, taken, done;
 	bool checked, fault;
+	bool probe, write;	/* accel_range_check() the source, no copy */
 };
 
 struct stage_job {
@@ -122,6 +146,40 @@ struct stage_job {
 	unsigned int npatch;
 };
 
+/* A slot of the ring (ring.c): read by the COPY at @seq of @kstream. */
+struct stage_slot {
+	size_t off, len;
+	uint64_t seq;
+	uint32_t kstream;	/* 0 once its stream was destroyed: @point */
+	uint32_t point;		/* recorded at that stream's tail, or 0 */
+	bool own_point;		/* the newest slot of @point: gives it back */
+	bool reading;		/* D2H: being copied out, not yet free */
+};
+
+/* The ring of slots for small copies (ring.c), one chunk of the pool. */
+struct stage_ring {
+	struct accel_region r;	/* pinned, HOST_ALLOC; base 0: not yet */
+	size_t max;		/* the largest copy it takes */
+	struct stage_slot *slot;	/* oldest at @first, @n of @cap */
+	unsigned int cap, first, n;
+	size_t head;		/* where the next slot goes */
+	bool failed;		/* could not be pinned: the chunks serve */
+	bool behind;		/* its oldest copy did not retire in time */
+};
+
+/* What ACCEL_TRACE=1 reports of the pool when the context goes. */
+struct stage_trace {
+	uint64_t ring;		/* copies through the ring */
+	uint64_t ring_waits;	/* the ring was full: waits for a retire */
+	uint64_t ring_d2h;	/* D2H copies finished in the call (ring) */
+	uint64_t d2h_direct;	/* D2H copies finished in the call (chunks) */
+	uint64_t filled;	/* pieces the calling thread filled in a chunk */
+	uint64_t handoffs;	/* pieces handed to a chunk's worker */
+	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
+	uint64_t spills;	/* pieces kept in unpinned memory */
+	uint64_t par_fills;	/* pieces the fill threads filled */
+};
+
 struct stage_chunk {
 	struct accel_staging *pool;
 	struct accel_region r;	/* pinned, HOST_ALLOC, not in the table */
@@ -131,6 +189,7 @@ struct stage_chunk {
 	uint32_t kstream;	/* the stream of the last piece handed it */
 	struct stage_job *head, *tail;
 	bool running;		/* the worker is in a job */
+	bool filling;		/* a parallel fill's piece, not yet submitted */
 	pthread_t thread;
 };
 
@@ -155,6 +214,8 @@ struct accel_staging {
 	uint64_t out_ids;
 	pthread_cond_t out_cond;	/* an out is done, or stop */
 	struct stage_chunk chunks[STAGING_MAX_CHUNKS];
+	struct stage_ring ring;
+	struct stage_trace tr;
 
 	/* Protects the fill threads' queue, below. */
 	pthread_mutex_t fill_lock;
@@ -163,19 +224,62 @@ struct accel_staging {
 	struct fill_task *tasks;
 	bool fill_stop;
 	unsigned int nfill;
+	unsigned int fill_queued;	/* tasks queued so far (atomic) */
 	pthread_t fill[STAGING_MAX_THREADS];
 };
 
 /* pool.c */
 unsigned long stage_env_ulong(const char *name, unsigned long def,
 			      unsigned long lo, unsigned long hi);
+int stage_point_get_locked(struct accel_staging *p, uint32_t *ev);
+void stage_point_put_locked(struct accel_staging *p, uint32_t ev);
+bool stage_point_passed(struct accel_ctx *ctx, uint32_t ev);
+
+/*
+ * ring.c: copy @src (pageable, @len bytes) to @dst through the ring: 0
+ * (*@seq set), -errno, or 1: not taken (too large, an unfinished write
+ * overlaps the source, the ring cannot be pinned or is behind), the
+ * chunks' path is to serve it.
+ */
+int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
+			   const struct accel_stage_side *dst,
+			   const void *src, size_t len, uint64_t *seq);
+/*
+ * ring.c: D2H of @len bytes from (@src) into pageable @dst on an idle
+ * stream, finished before it returns: 0 (*@seq set), -errno, or 1: not
+ * taken (too large, the stream has work queued, no ring), the chunks'
+ * path is to serve it. Drops and retakes the pool lock.
+ */
+int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
+			  void *dst, const struct accel_stage_side *src,
+			  size_t len, uint64_t *seq);
+void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
+/*
+ * Until the descriptor at @seq of @kstream retired, as a user's
+ * synchronize (polling the device first where the backend does), the
+ * pool lock not held: 0, -EIO (it failed, or never ran: the stream
+ * failed before it), -ENOENT (the stream was destroyed meanwhile) or
+ * -ECANCELED (the pool stops). In slices of STAGING_WAIT_MS, so that a
+ * stop is seen.
+ */
+int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq);
+/* ring.c: nothing is queued on @kstream, and it has not failed. */
+bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream);
 
 /* fill.c */
+unsigned int stage_default_threads(void);
 void stage_fill_start(struct accel_staging *p);
 void stage_fill_stop(struct accel_staging *p);
 void stage_fill_destroy(struct accel_staging *p);
 bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 		    size_t len, bool checked);
+int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
+		    bool write);
+/* Queue @t (dst, src, len set) whole for a fill thread, behind the others. */
+void stage_fill_queue(struct accel_staging *p, struct fill_task *t);
+/* Until @t is copied; this thread copies it if no fill thread took it. */
+void stage_fill_wait(struct accel_staging *p, struct fill_task *t);
 
 /* out.c */
 struct stage_out *stage_out_add_locked(struct accel_staging *p,

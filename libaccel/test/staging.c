@@ -6,6 +6,7 @@
  * pinned memory does not grow with the queue.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -135,6 +136,41 @@ static int unreadable_source(void)
 	CHECK(t_check_fill(out, ps, 3));
 	munmap(hole, ps);
 	free(ok);
+	return T_PASS;
+}
+
+/*
+ * Large pageable sides are checked in slices by the pool's threads: a
+ * page deep inside a 48 MiB source that cannot be read, or inside a
+ * destination that cannot be written, is -EFAULT, and nothing is queued.
+ */
+static int large_unreadable_side(void)
+{
+	const size_t n = 48 * MB, bad = 37 * MB + 3 * 4096;
+	unsigned char *buf, *dev;
+	accel_stream_t s;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	buf = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED);
+	memset(buf, 1, n);
+	CHECK(!mprotect(buf + bad, ps, PROT_NONE));
+	CHECK_RET(accel_memcpy_async(s, dev, buf, n, ACCEL_MEMCPY_H2D),
+		  -EFAULT);
+	CHECK_RET(accel_memcpy_async(s, buf, dev, n, ACCEL_MEMCPY_D2H),
+		  -EFAULT);
+	/* Readable but not writable: a source, not a destination. */
+	CHECK(!mprotect(buf + bad, ps, PROT_READ));
+	CHECK_RET(accel_memcpy_async(s, buf, dev, n, ACCEL_MEMCPY_D2H),
+		  -EFAULT);
+	/* Nothing was queued: the stream is idle. */
+	CHECK_OK(accel_stream_query(s));
+	CHECK_OK(accel_memcpy_async(s, dev, buf, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	munmap(buf, n);
 	return T_PASS;
 }
 
@@ -430,13 +466,14 @@ out:
 
 /*
  * Bounded: pageable copies queued behind a gate pin no more than the pool
- * (4 chunks of 4 MiB, the default), however many; the queue's bytes wait
- * in ordinary memory. Read from what the process has pinned and locked
- * (VmPin over the module, VmLck over inproc).
+ * (4 chunks of 4 MiB and the ring of small copies, one chunk more),
+ * however many; the queue's bytes wait in ordinary memory. Read from what
+ * the process has pinned and locked (VmPin over the module, VmLck over
+ * inproc).
  */
 static int pinned_bounded_behind_gate(void)
 {
-	const size_t pool = 4 * 4 * MB;
+	const size_t pool = (4 + 1) * 4 * MB;
 	long avail = mem_available(), before, after, count = 4000;
 	unsigned char *src, *out;
 	accel_event_t gate;
@@ -444,11 +481,11 @@ static int pinned_bounded_behind_gate(void)
 	unsigned char *dev;
 	long i;
 
-	staging_env_reset();
 	if (!pins_observable()) {
 		printf("# mlock does not show in VmLck here (a sanitizer)\n");
 		return T_SKIP;
 	}
+	CHECK(!staging_env("4096", "4"));
 	/* 4000 as asked where memory allows; the queue's bytes are real. */
 	if (avail > 0 && count > avail / 4 / (long)MB)
 		count = avail / 4 / (long)MB;
@@ -477,6 +514,661 @@ static int pinned_bounded_behind_gate(void)
 	CHECK(t_check_fill(out + sizeof(long), 64, (unsigned int)(count - 1)));
 	CHECK(pinned_now() - before <= (long)pool);
 	free(src);
+	staging_env_reset();
+	return T_PASS;
+}
+
+/* The pool's ACCEL_TRACE line, caught when its context is destroyed. */
+struct trace_catch {
+	unsigned long long ring, ring_waits, ring_d2h, d2h_direct, filled,
+			   par, handoffs, spills, chunk_waits;
+	int seen;
+};
+
+static void catch_trace(void *data, int prio, const char *msg)
+{
+	struct trace_catch *t = data;
+
+	(void)prio;
+	if (sscanf(msg, "trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu through the chunks, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
+		   &t->ring, &t->ring_waits, &t->ring_d2h, &t->d2h_direct,
+		   &t->filled, &t->par, &t->handoffs, &t->spills,
+		   &t->chunk_waits) == 9)
+		t->seen++;
+}
+
+/*
+ * A burst of small pageable copies takes slots of the ring: the calling
+ * thread copies each source and submits it, with no hand-off to a worker
+ * and no wait for an earlier copy's completion, far more copies than the
+ * pool has chunks, behind a gate (nothing retires meanwhile). Each source
+ * is overwritten as soon as its call returns; the bytes are exact.
+ */
+static int small_burst_no_waits(void)
+{
+	enum { N = 200 };
+	const size_t n = 4 * KB;
+	struct trace_catch t;
+	unsigned char *src, *dev, *out;
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("4096", "4"));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, N * n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&out, N * n, 0));
+	src = malloc(n);
+	CHECK(src);
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < N; i++) {
+		t_fill(src, n, (unsigned int)i + 7);
+		CHECK_OK(accel_memcpy_async(s, dev + i * n, src, n,
+					    ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+	}
+	CHECK_OK(accel_memcpy_async(s, out, dev, N * n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < N; i++)
+		CHECK(t_check_fill(out + i * n, n, (unsigned int)i + 7));
+	accel_event_destroy(gate);
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	staging_env_reset();
+	free(src);
+	CHECK(t.seen == 1);
+	printf("# %llu through the ring, %llu ring waits, %llu filled in a chunk, %llu handed to a worker, %llu spilled, %llu chunk waits\n",
+	       t.ring, t.ring_waits, t.filled, t.handoffs, t.spills,
+	       t.chunk_waits);
+	CHECK(t.ring == N);
+	CHECK(t.ring_waits == 0 && t.chunk_waits == 0);
+	CHECK(t.handoffs == 0 && t.spills == 0 && t.filled == 0);
+	return T_PASS;
+}
+
+/*
+ * The ring wraps: copies of sizes up to its largest, many times its size
+ * in all, into overlapping device ranges, each source freed at once; the
+ * device ends up as the same writes made in order on the host. A 64 KiB
+ * ring (chunks of 64 KiB) takes copies of up to 16 KiB.
+ */
+static int ring_wraps_in_order(void)
+{
+	enum { N = 400 };
+	const size_t span = 64 * KB, max = 16 * KB;
+	unsigned char *model, *dev, *out;
+	accel_stream_t s;
+	int i, ret = T_FAIL;
+
+	if (staging_env("64", "2"))
+		return T_FAIL;
+	model = calloc(1, span);
+	out = malloc(span);
+	if (!model || !out || !t_ctx() ||
+	    accel_stream_create(NULL, 0, 0, &s) ||
+	    accel_malloc(NULL, (void **)&dev, span) ||
+	    accel_memset_async(s, dev, 0, span))
+		goto out;
+	for (i = 0; i < N; i++) {
+		size_t n = 1 + ((size_t)i * 7919) % max;
+		size_t off = ((size_t)i * 4099) % (span - n + 1);
+		unsigned char *src = malloc(n);
+
+		if (!src)
+			goto out;
+		t_fill(src, n, (unsigned int)i);
+		memcpy(model + off, src, n);
+		if (accel_memcpy_async(s, dev + off, src, n,
+				       ACCEL_MEMCPY_H2D)) {
+			free(src);
+			goto out;
+		}
+		memset(src, 0xee, n);
+		free(src);
+	}
+	if (accel_memcpy_async(s, out, dev, span, ACCEL_MEMCPY_D2H) ||
+	    accel_stream_synchronize(s, 60 * T_SEC))
+		goto out;
+	if (memcmp(out, model, span)) {
+		printf("# the device differs from the writes made in order\n");
+		goto out;
+	}
+	ret = T_PASS;
+out:
+	free(model);
+	free(out);
+	staging_env_reset();
+	return ret;
+}
+
+/*
+ * Large H2D copies are filled several chunks at once by the fill threads
+ * and submitted in order: the bytes are exact across chunk boundaries,
+ * round after round with the source overwritten as each call returns,
+ * and the pool's trace says pieces went through the parallel fill.
+ */
+static int parallel_fill_exact(void)
+{
+	const size_t n = 16 * 64 * KB + 13;
+	unsigned char *src, *dev, *out;
+	struct trace_catch t;
+	accel_context *ctx;
+	accel_stream_t s;
+	int round;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("64", "6"));
+	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, 4 * n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&out, 4 * n, 0));
+	src = malloc(n);
+	CHECK(src);
+	for (round = 0; round < 8; round++) {
+		t_fill(src, n, (unsigned int)round + 50);
+		CHECK_OK(accel_memcpy_async(s, dev + (round % 4) * n, src, n,
+					    ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+		if (round % 4 == 3) {
+			CHECK_OK(accel_memcpy_async(s, out, dev, 4 * n,
+						    ACCEL_MEMCPY_D2H));
+			CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+			for (int i = 0; i < 4; i++)
+				CHECK(t_check_fill(out + i * n, n,
+						   (unsigned int)(round - 3 + i) + 50));
+		}
+	}
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	unsetenv("ACCEL_STAGING_THREADS");
+	staging_env_reset();
+	free(src);
+	CHECK(t.seen == 1);
+	printf("# %llu pieces by the fill threads, %llu filled by the caller, %llu spilled\n",
+	       t.par, t.filled, t.spills);
+	CHECK(t.par >= 1);
+	return T_PASS;
+}
+
+struct d2h_seen {
+	const unsigned char *dst;
+	size_t n;
+	unsigned int seed;
+	int exact;
+};
+
+static void d2h_check_fn(void *arg)
+{
+	struct d2h_seen *c = arg;
+
+	c->exact = t_check_fill(c->dst, c->n, c->seed);
+}
+
+/*
+ * D2H into pageable memory in many pieces, several on the wire and being
+ * copied out at once: when the stream passes the copy (a host function
+ * queued right after it runs), every byte is in the destination, round
+ * after round, with more pieces than chunks.
+ */
+static int d2h_pipelined_done_when_passed(void)
+{
+	const size_t n = 10 * 64 * KB + 5;
+	unsigned char *host, *dev, *dst;
+	struct d2h_seen c;
+	accel_event_t gate;
+	accel_stream_t s;
+	int round;
+
+	CHECK(!staging_env("64", "3"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	for (round = 0; round < 6; round++) {
+		memset(dst, 0, n);
+		t_fill(host, n, (unsigned int)round + 90);
+		CHECK_OK(t_gate(s, &gate));
+		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		c.dst = dst;
+		c.n = n;
+		c.seed = (unsigned int)round + 90;
+		c.exact = -1;
+		CHECK_OK(accel_launch_host_func(s, d2h_check_fn, &c));
+		CHECK(dst[0] == 0 && dst[n - 1] == 0);
+		CHECK_OK(t_gate_open(gate));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(c.exact == 1);
+		accel_event_destroy(gate);
+	}
+	free(dst);
+	staging_env_reset();
+	return T_PASS;
+}
+
+/*
+ * A small D2H into pageable memory on a stream with nothing queued is
+ * finished in the call: the destination holds the bytes when it returns,
+ * no worker took part and nothing waits on the stream. Behind a gate the
+ * same copy stays asynchronous: the call returns with the destination
+ * untouched, which holds the bytes once the gate opened.
+ */
+static int small_d2h_idle_in_call(void)
+{
+	enum { N = 50 };
+	const size_t n = 8 * KB + 3;
+	unsigned char *host, *dev, *dst;
+	struct trace_catch t;
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("256", "2"));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, N * n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, N * n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	t_fill(host, N * n, 11);
+	CHECK_OK(accel_memcpy_async(s, dev, host, N * n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < N; i++) {
+		memset(dst, 0, n);
+		CHECK_OK(accel_memcpy_async(s, dst, dev + i * n, n,
+					    ACCEL_MEMCPY_D2H));
+		/* No synchronize: the call finished the copy. */
+		CHECK(!memcmp(dst, host + i * n, n));
+	}
+	/* Behind other work: queued, not waited for. */
+	memset(dst, 0, n);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK(dst[0] == 0 && dst[n - 1] == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(!memcmp(dst, host, n));
+	accel_event_destroy(gate);
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	staging_env_reset();
+	free(dst);
+	CHECK(t.seen == 1);
+	printf("# %llu D2H finished in the call, %llu handed to a worker\n",
+	       t.ring_d2h, t.handoffs);
+	CHECK(t.ring_d2h == N);
+	CHECK(t.handoffs == 1);
+	return T_PASS;
+}
+
+/*
+ * A D2H into pageable memory of many chunks, on a stream with nothing
+ * queued, is finished in the call too: more pieces than the pool has
+ * chunks, each chunk copied out and reused while later pieces are on the
+ * wire; the destination holds every byte when the call returns and no
+ * worker took part. The same copy behind a gate stays asynchronous.
+ */
+static int large_d2h_idle_in_call(void)
+{
+	const size_t n = 10 * 64 * KB + 5;
+	unsigned char *host, *dev, *dst;
+	struct trace_catch t;
+	accel_context *ctx;
+	accel_event_t gate;
+	accel_stream_t s;
+	int round;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(!staging_env("64", "3"));
+	CHECK(!setenv("ACCEL_TRACE", "1", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	accel_set_log_fn(catch_trace, &t);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	for (round = 0; round < 3; round++) {
+		t_fill(host, n, (unsigned int)round + 30);
+		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		memset(dst, 0, n);
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		/* No synchronize: the call finished the copy. */
+		CHECK(t_check_fill(dst, n, (unsigned int)round + 30));
+	}
+	memset(dst, 0, n);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK(dst[0] == 0 && dst[n - 1] == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(dst, n, 32));
+	accel_event_destroy(gate);
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	staging_env_reset();
+	free(dst);
+	CHECK(t.seen == 1);
+	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
+	       t.d2h_direct, t.handoffs);
+	CHECK(t.d2h_direct == 3);
+	/* The gated copy: its pieces, each to a chunk's worker. */
+	CHECK(t.handoffs == 11);
+	return T_PASS;
+}
+
+/* The other stream of d2h_in_call_beside_chunks(): pieces through the chunks. */
+struct beside {
+	accel_context *ctx;
+	int rounds, ok;
+};
+
+static void *beside_thread(void *arg)
+{
+	const size_t n = 5 * 64 * KB + 7;
+	struct beside *b = arg;
+	unsigned char *src, *dst, *dev;
+	accel_stream_t s;
+	int r;
+
+	b->ok = 0;
+	src = malloc(n);
+	dst = malloc(n);
+	if (!src || !dst || accel_malloc(b->ctx, (void **)&dev, n))
+		return NULL;
+	for (r = 0; r < b->rounds; r++) {
+		/* A new stream: no chunk was its own yet. */
+		if (accel_stream_create(b->ctx, 0, 0, &s))
+			return NULL;
+		t_fill(src, n, (unsigned int)r + 200);
+		/* The D2H is behind the H2D: asynchronous, a worker's. */
+		if (accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D) ||
+		    accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H) ||
+		    accel_stream_synchronize(s, 60 * T_SEC) ||
+		    !t_check_fill(dst, n, (unsigned int)r + 200) ||
+		    accel_stream_destroy(s))
+			return NULL;
+	}
+	free(src);
+	free(dst);
+	b->ok = 1;
+	return NULL;
+}
+
+/*
+ * A D2H finishing in its call holds its chunks with the pool lock
+ * dropped: another stream's pieces, queued meanwhile on a busy pool of
+ * two chunks, never go to those chunks (their workers would write into a
+ * chunk the call is copying out). Both streams' bytes stay exact,
+ * whichever path each copy took.
+ */
+static int d2h_in_call_beside_chunks(void)
+{
+	const size_t n = 6 * 64 * KB + 1;
+	unsigned char *host, *dev, *dst;
+	struct beside b;
+	accel_context *ctx;
+	accel_stream_t s;
+	pthread_t th;
+	int r;
+
+	CHECK(!staging_env("64", "2"));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	t_fill(host, n, 61);
+	CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	b.ctx = ctx;
+	b.rounds = 40;
+	CHECK(!pthread_create(&th, NULL, beside_thread, &b));
+	for (r = 0; r < 40; r++) {
+		memset(dst, 0, n);
+		/* In the call, or through a worker when no chunk was free. */
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(t_check_fill(dst, n, 61));
+	}
+	CHECK(!pthread_join(th, NULL));
+	CHECK(b.ok);
+	accel_context_destroy(ctx);
+	staging_env_reset();
+	free(dst);
+	return T_PASS;
+}
+
+/* What hostfn_d2h() did, from inside a host function. */
+struct hostfn_d2h_arg {
+	accel_stream_t s;
+	void *dst, *dev;
+	size_t n;
+	int ret;
+};
+
+static void hostfn_d2h_fn(void *data)
+{
+	struct hostfn_d2h_arg *a = data;
+
+	a->ret = accel_memcpy_async(a->s, a->dst, a->dev, a->n,
+				    ACCEL_MEMCPY_D2H);
+}
+
+/*
+ * A host function may queue a D2H into pageable memory on an idle
+ * stream: it is not finished in the call there (that would wait for the
+ * device from the thread that runs the queue), it is queued, and lands.
+ */
+static int hostfn_d2h(void)
+{
+	const size_t sizes[2] = { 8 * KB + 1, 6 * 64 * KB + 1 };
+	struct hostfn_d2h_arg a;
+	unsigned char *host, *dev, *dst;
+	accel_stream_t s1, s2;
+	int k;
+
+	CHECK(!staging_env("64", "3"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, sizes[1]));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&host, sizes[1], 0));
+	dst = malloc(sizes[1]);
+	CHECK(dst);
+	t_fill(host, sizes[1], 19);
+	CHECK_OK(accel_memcpy_async(s2, dev, host, sizes[1],
+				    ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+	for (k = 0; k < 2; k++) {
+		memset(dst, 0, sizes[1]);
+		a.s = s2;
+		a.dst = dst;
+		a.dev = dev;
+		a.n = sizes[k];
+		a.ret = 1;
+		CHECK_OK(accel_launch_host_func(s1, hostfn_d2h_fn, &a));
+		CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+		CHECK_OK(a.ret);
+		CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+		CHECK(t_check_fill(dst, sizes[k], 19));
+	}
+	free(dst);
+	staging_env_reset();
+	return T_PASS;
+}
+
+/*
+ * A parallel H2D that pinned chunks for its pieces pins as many again
+ * before it returns (for the next call to fill while its pieces are on
+ * the wire), within ACCEL_STAGING_CHUNKS: 64 KiB chunks, 3 copying
+ * threads, a copy of three chunks pins 6 chunks, the pool's most, and the
+ * next calls pin nothing.
+ */
+static int pool_grows_ahead(void)
+{
+	const size_t chunk = 64 * KB, n = 3 * chunk;
+	unsigned char *src, *dev, *out;
+	long base, after;
+	accel_stream_t s;
+	int round;
+
+	if (!pins_observable()) {
+		printf("# mlock does not show in VmLck here (a sanitizer)\n");
+		return T_SKIP;
+	}
+	CHECK(!staging_env("64", "6"));
+	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, n, 0));
+	src = malloc(n);
+	CHECK(src);
+	base = pinned_now();
+	t_fill(src, n, 3);
+	CHECK_OK(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D));
+	after = pinned_now();
+	printf("# pinned %ld bytes by the first copy\n", after - base);
+	CHECK(after - base == (long)(6 * chunk));
+	for (round = 0; round < 4; round++) {
+		t_fill(src, n, (unsigned int)round + 4);
+		CHECK_OK(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+	}
+	CHECK(pinned_now() == after);
+	CHECK_OK(accel_memcpy_async(s, out, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(t_check_fill(out, n, 7));
+	unsetenv("ACCEL_STAGING_THREADS");
+	staging_env_reset();
+	free(src);
+	return T_PASS;
+}
+
+/*
+ * Behind a gate, more small copies than the ring has slots: a slot is
+ * never reused before its copy ran (the copies past the ring's room take
+ * the chunks instead), so every copy lands with its own bytes.
+ */
+static int ring_full_behind_gate(void)
+{
+	enum { N = 40 };
+	const size_t n = 4 * KB;
+	unsigned char *src, *dev, *out;
+	accel_event_t gate;
+	accel_stream_t s;
+	int i;
+
+	/* A 64 KiB ring: 16 slots of 4 KiB. */
+	CHECK(!staging_env("64", "2"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, N * n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, N * n, 0));
+	src = malloc(n);
+	CHECK(src);
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < N; i++) {
+		t_fill(src, n, (unsigned int)i + 300);
+		CHECK_OK(accel_memcpy_async(s, dev + i * n, src, n,
+					    ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+	}
+	CHECK_OK(accel_memcpy_async(s, out, dev, N * n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < N; i++)
+		if (!t_check_fill(out + i * n, n, (unsigned int)i + 300)) {
+			printf("# copy %d: its slot was reused before it ran\n", i);
+			return T_FAIL;
+		}
+	accel_event_destroy(gate);
+	free(src);
+	staging_env_reset();
+	return T_PASS;
+}
+
+/*
+ * A stream destroyed with small copies queued in the ring: its slots are
+ * reused once its queued work ran (its handle died at once), and the
+ * copies it had queued still land, as do those of the next stream, which
+ * found the ring full of the destroyed stream's slots.
+ */
+static int ring_stream_destroyed(void)
+{
+	const size_t n = 4 * KB;
+	unsigned char *src, *dev, *dev2, *out, *out2;
+	accel_event_t gate, done;
+	accel_stream_t a, b;
+	int i, round;
+
+	CHECK(!staging_env("64", "2"));
+	CHECK(t_ctx());
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, 16 * n));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev2, 16 * n));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out, 16 * n, 0));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&out2, 16 * n, 0));
+	src = malloc(n);
+	CHECK(src);
+	for (round = 0; round < 6; round++) {
+		CHECK_OK(accel_stream_create(NULL, 0, 0, &a));
+		CHECK_OK(t_gate(a, &gate));
+		/* 16 slots of 4 KiB fill the 64 KiB ring. */
+		for (i = 0; i < 16; i++) {
+			t_fill(src, n, (unsigned int)(round * 16 + i));
+			CHECK_OK(accel_memcpy_async(a, dev + i * n, src, n,
+						    ACCEL_MEMCPY_H2D));
+		}
+		CHECK_OK(accel_event_create(NULL, 0, &done));
+		CHECK_OK(accel_event_record(done, a));
+		CHECK_OK(accel_stream_destroy(a));
+		CHECK_OK(accel_stream_create(NULL, 0, 0, &b));
+		/* The ring is full: B's copies wait for A's slots to retire. */
+		CHECK_OK(t_gate_open(gate));
+		for (i = 0; i < 16; i++) {
+			t_fill(src, n, (unsigned int)(1000 + i));
+			CHECK_OK(accel_memcpy_async(b, dev2 + i * n, src, n,
+						    ACCEL_MEMCPY_H2D));
+		}
+		CHECK_OK(accel_stream_wait_event(b, done, 0));
+		CHECK_OK(accel_memcpy_async(b, out, dev, 16 * n,
+					    ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_memcpy_async(b, out2, dev2, 16 * n,
+					    ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_stream_synchronize(b, 60 * T_SEC));
+		for (i = 0; i < 16; i++)
+			CHECK(t_check_fill(out + i * n, n,
+					   (unsigned int)(round * 16 + i)) &&
+			      t_check_fill(out2 + i * n, n,
+					   (unsigned int)(1000 + i)));
+		CHECK_OK(accel_stream_destroy(b));
+		accel_event_destroy(gate);
+		accel_event_destroy(done);
+	}
+	free(src);
+	staging_env_reset();
 	return T_PASS;
 }
 
@@ -745,11 +1437,19 @@ static int sigkill_mid_pipeline(void)
 int main(void)
 {
 	static const struct t_case cases[] = {
-		T(unreadable_source), T(exact_across_boundaries),
+		T(unreadable_source), T(large_unreadable_side),
+		T(exact_across_boundaries),
 		T(write_done_when_synchronized),
 		T(order_kept), T(read_after_pageable_write),
 		T(streams_stay_independent),
-		T(pinned_bounded_behind_gate), T(pool_reused),
+		T(pinned_bounded_behind_gate), T(small_burst_no_waits),
+		T(ring_wraps_in_order), T(ring_full_behind_gate),
+		T(ring_stream_destroyed),
+		T(parallel_fill_exact), T(d2h_pipelined_done_when_passed),
+		T(small_d2h_idle_in_call), T(large_d2h_idle_in_call),
+		T(d2h_in_call_beside_chunks), T(hostfn_d2h),
+		T(pool_grows_ahead),
+		T(pool_reused),
 		T(chunks_cuda_registered_once), T(memlock_unprivileged),
 		T(sigkill_mid_pipeline),
 	};
