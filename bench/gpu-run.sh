@@ -97,10 +97,18 @@ done
 rm -f "$OUT/latency.csv" "$OUT/bandwidth.csv"
 run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency \
 	--csv "$OUT/latency.csv"
-# The same with libaccel's breakdown (ACCEL_TRACE=1): where a copy's time
-# goes, submit -> fetch -> enqueued -> seen done -> COMPLETE -> waiter.
-run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
-	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+# The same with libaccel's breakdown (--trace, ACCEL_TRACE=1): per row,
+# the median of each phase (submit -> fetched -> CUDA call -> returned ->
+# seen done -> retired -> waiter returned), the CUDA calls per range and
+# the thread hand-offs; then with the issuer off and with host words.
+run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 \
+	env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency --trace
+run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_ISSUER=0" 120 \
+	env ACCEL_CUDA_ISSUER=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --trace
+run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_COMPLETION=word" 120 \
+	env ACCEL_CUDA_COMPLETION=word BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --trace
 # Without coalescing contiguous copies: the batch row is then one
 # cudaMemcpyBatchAsync of 64, like the raw baseline next to it.
 run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \

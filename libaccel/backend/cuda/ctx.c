@@ -36,6 +36,7 @@ static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
 
 static void cx_free_arrays(struct accel_cuda *cx)
 {
+	cx_trace_fini(cx);
 	free(cx->is.items);
 	free(cx->is.touched);
 	free(cx->cmp.done);
@@ -110,6 +111,10 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 		cx->cfg.word = c && !strcmp(c, "word") && cx_rt.write32 &&
 			       cx_rt.cudaHostAlloc && cx_rt.cudaFreeHost &&
 			       cx_rt.cudaHostGetDevicePointer;
+	}
+	if (cx_trace_init(cx)) {
+		free(cx);
+		return -ENOMEM;
 	}
 	cx->is.fetch_max = CX_FETCH_MAX;
 	if (cx->is.fetch_max > ctx->info.max_submit)

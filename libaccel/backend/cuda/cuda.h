@@ -85,6 +85,8 @@
  *      lock inside an ioctl): every accel_ioctl() is made holding at most
  *      locks 1 and 2, never cx->lock or map_lock, and the transport calls
  *      nothing of the backend back.
+ *   6. cx->tr.lock (ACCEL_TRACE's samples, trace.c): a leaf, taken under
+ *      report_lock or holding nothing.
  *
  * CUDA calls are made without cx->lock except cudaEventQuery in the
  * completion scan and the record (cudaEventRecord or
@@ -247,6 +249,41 @@ struct cx_wordpage {
 	uint64_t used;			/* bit per slot */
 };
 
+/* ACCEL_TRACE=1: the moments of one range (mono ns; 0: not taken). */
+enum {
+	CX_T_SUBMIT,		/* accel_submit() entered */
+	CX_T_FETCHED,		/* EXEC_FETCH handed it out */
+	CX_T_CALL,		/* its first CUDA call entered */
+	CX_T_CALLED,		/* its last CUDA call returned: enqueued */
+	CX_T_MARKED,		/* its completion marker was recorded */
+	CX_T_SEEN,		/* a poll saw it done */
+	CX_T_RETIRED,		/* EXEC_COMPLETE for it returned */
+	CX_T_WAITER,		/* the wait that saw it returned */
+	CX_T_N
+};
+
+struct cx_sample {
+	uint64_t t[CX_T_N];
+	uint16_t issue_calls;		/* copies, fills, records, waits */
+	uint16_t marker_calls;		/* completion markers recorded */
+	uint16_t queries;		/* cudaEventQuery calls for it */
+	uint8_t by_issuer;		/* issued by the issuer thread */
+	uint8_t by_waiter;		/* seen done by a waiting thread */
+};
+
+/* Take moment @i of @r once (ACCEL_TRACE). */
+#define CX_STAMP(cx, r, i)						\
+	do {								\
+		if ((cx)->cfg.trace && !(r)->smp.t[i])			\
+			(r)->smp.t[i] = cx_mono_ns();			\
+	} while (0)
+/* Count a CUDA call of @r's (ACCEL_TRACE). */
+#define CX_COUNT(cx, r, what)						\
+	do {								\
+		if ((cx)->cfg.trace)					\
+			(r)->smp.what++;				\
+	} while (0)
+
 struct cx_range {
 	struct cx_range *next;
 	struct cx_stream *s;
@@ -268,20 +305,27 @@ struct cx_range {
 	uint64_t t_start;		/* issued to an idle stream: then; else 0 */
 	uint64_t eta;			/* expected end (mono ns), 0: unknown */
 	uint64_t t_notready;		/* last poll that found it not done */
-	/* ACCEL_TRACE: submit, fetch, enqueued, seen done (mono ns). */
-	uint64_t t_submit, t_fetch, t_enq, t_seen;
-	bool seen_by_waiter;
+	bool host_signal;		/* holds a HOST_SIGNAL (see cx_report()) */
+	struct cx_sample smp;		/* ACCEL_TRACE: its moments */
 };
 
-/* ACCEL_TRACE=1: where a copy's time goes, summed per context. */
+/* ACCEL_TRACE=1: the context's ranges, sampled (trace.c). */
+#define CX_TRACE_SAMPLES	16384
 struct cx_trace {
-	_Atomic uint64_t ranges, by_waiter, passes_inline, passes_thread;
-	_Atomic uint64_t passes_issuer, naps, samples;
-	_Atomic uint64_t submit_fetch, fetch_enq, enq_seen, seen_done;
-	_Atomic uint64_t waits, done_woken, done_waiter;
-	_Atomic uint64_t last_done;	/* when the last COMPLETE returned */
+	/*
+	 * Protects ring and nring: the samples of the ranges reported
+	 * last. A leaf, taken under report_lock (a report) or nothing (a
+	 * waiter stamping its return).
+	 */
+	pthread_mutex_t lock;
+	struct cx_sample *ring;
+	uint64_t nring;			/* samples written, ever */
+	/* A submit whose issue the issuer thread took over (mono ns). */
+	_Atomic uint64_t handoff;
+	_Atomic uint64_t passes_inline, passes_thread, passes_issuer;
+	_Atomic uint64_t naps, rate_samples, waiter_sleeps;
+	_Atomic uint64_t wake_issuer, wake_done, done_slept, after_kicks;
 };
-
 struct cx_map_ent {
 	uint32_t handle;
 	uintptr_t base;
@@ -524,6 +568,11 @@ bool accel_cuda_poll(struct accel_ctx *ctx);
 extern __thread uint64_t cx_tl_submit_ns;
 void accel_cuda_mark_submit(struct accel_ctx *ctx);
 void accel_cuda_trace_wait(struct accel_ctx *ctx);
+int cx_trace_init(struct accel_cuda *cx);
+void cx_trace_fini(struct accel_cuda *cx);
+void cx_trace_ranges(struct accel_cuda *cx, struct cx_range **done,
+		     unsigned int n);
+void cx_trace_waited(struct accel_cuda *cx);
 void cx_trace_print(struct accel_cuda *cx);
 
 

@@ -155,7 +155,7 @@ static void cx_rate_learn_locked(struct accel_cuda *cx, struct cx_range *r,
 	cx->cmp.nspb[r->dir] = cx->cmp.nspb[r->dir] ?
 		(3 * cx->cmp.nspb[r->dir] + nspb) / 4 : nspb;
 	if (cx->cfg.trace)
-		atomic_fetch_add(&cx->tr.samples, 1);
+		atomic_fetch_add(&cx->tr.rate_samples, 1);
 }
 
 /* Under cx->lock (creating one there is rare: events are reused). */
@@ -254,6 +254,8 @@ static cudaEvent_t cx_range_event(struct accel_cuda *cx, struct cx_range *r,
 	}
 	t->ev = ev;
 	s->cover = t;
+	CX_STAMP(cx, t, CX_T_MARKED);
+	CX_COUNT(cx, t, marker_calls);
 	return ev;
 }
 
@@ -292,6 +294,8 @@ static int cx_range_word(struct accel_cuda *cx, struct cx_range *r, bool force,
 		return -1;
 	}
 	s->word_seq = t->last;
+	CX_STAMP(cx, t, CX_T_MARKED);
+	CX_COUNT(cx, t, marker_calls);
 	/* Idle device: it may be written already. */
 	w = atomic_load_explicit(s->word, memory_order_acquire);
 	return (int32_t)(w - (uint32_t)r->last) >= 0;
@@ -349,6 +353,7 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 query:
 	if (ev == sc->done_ev)
 		return 1;
+	CX_COUNT(cx, r, queries);
 	e = cx_rt.cudaEventQuery(ev);
 	if (e == cudaSuccess)
 		sc->done_ev = ev;
@@ -395,8 +400,7 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 				sc.now2 = cx_mono_ns();
 			cx_rate_learn_locked(cx, r, sc.now2);
 		}
-		if (cx->cfg.trace)
-			r->t_seen = cx_mono_ns();
+		CX_STAMP(cx, r, CX_T_SEEN);
 		out[n++] = r;
 	}
 	atomic_fetch_sub(&cx->cmp.npending, n);
@@ -440,23 +444,8 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 				  strerror(-ret));
 		i += chunk;
 	}
-	if (cx->cfg.trace) {
-		uint64_t now = cx_mono_ns();
-
-		for (i = 0; i < n; i++) {
-			struct cx_range *r = done[i];
-
-			atomic_fetch_add(&cx->tr.ranges, 1);
-			atomic_fetch_add(&cx->tr.submit_fetch,
-					 r->t_fetch - r->t_submit);
-			atomic_fetch_add(&cx->tr.fetch_enq, r->t_enq - r->t_fetch);
-			atomic_fetch_add(&cx->tr.enq_seen, r->t_seen - r->t_enq);
-			atomic_fetch_add(&cx->tr.seen_done, now - r->t_seen);
-			if (r->seen_by_waiter)
-				atomic_fetch_add(&cx->tr.by_waiter, 1);
-		}
-		atomic_store(&cx->tr.last_done, now);
-	}
+	if (cx->cfg.trace)
+		cx_trace_ranges(cx, done, n);
 	pthread_mutex_lock(&cx->lock);
 	for (i = 0; i < n; i++) {
 		struct cx_range *r = done[i];
@@ -485,7 +474,7 @@ static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++)
-		cx->cmp.done[i]->seen_by_waiter = waiter;
+		cx->cmp.done[i]->smp.by_waiter = waiter;
 	cx_report(cx, cx->cmp.done, n, cx->cmp.ents);
 	return n;
 }
@@ -493,6 +482,8 @@ static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
 /* After completions: HOST_WAITs behind them may be fetchable now. */
 static void cx_after_report(struct accel_cuda *cx)
 {
+	if (cx->cfg.trace)
+		atomic_fetch_add(&cx->tr.after_kicks, 1);
 	cx_kick(cx, 0, false);
 }
 
@@ -530,7 +521,7 @@ void *cx_done_main(void *arg)
 			while (!cx->cmp.head && !(cx->cmp.stop_done && cx->is.fetch_exited) &&
 			       !atomic_load(&cx->cmp.kick_deferred)) {
 				if (cx->cfg.trace)
-					atomic_fetch_add(&cx->tr.done_woken, 1);
+					atomic_fetch_add(&cx->tr.done_slept, 1);
 				pthread_cond_wait(&cx->cmp.cond, &cx->lock);
 			}
 			atomic_store(&cx->cmp.done_idle, false);
@@ -720,8 +711,11 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	int ret;
 
 	ret = poll(ctx, arg, 0);
-	if (ret != -ETIME || !cx || !cx_busy(cx))
+	if (ret != -ETIME || !cx || !cx_busy(cx)) {
+		if (!ret && cx)
+			cx_trace_waited(cx);
 		return ret;
+	}
 	start = cx_mono_ns();
 	atomic_fetch_add(&cx->cmp.helpers, 1);
 	for (;;) {
@@ -760,6 +754,12 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 		ret = -ETIME;
 	}
 	cx_slack_restore(slack);
+	if (cx->cfg.trace) {
+		if (!ret)
+			cx_trace_waited(cx);
+		else if (ret == -ETIME && deadline > cx_mono_ns())
+			atomic_fetch_add(&cx->tr.waiter_sleeps, 1);
+	}
 	/*
 	 * Going to sleep in the transport with work on the device: the
 	 * completion thread, napping while we polled, takes over now.

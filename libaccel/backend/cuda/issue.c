@@ -129,7 +129,7 @@ static void cx_gc(struct accel_cuda *cx)
 
 /* Close every range this batch opened and hand them to the completer. */
 static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
-			    unsigned int n)
+			    unsigned int n, bool inline_)
 {
 	struct cx_range *first = NULL, *last = NULL, **tail = &first;
 	unsigned int i, count = 0;
@@ -150,8 +150,10 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 		if (!now)
 			now = cx_mono_ns();
 		r->t_close = now;
-		if (cx->cfg.trace)
-			r->t_enq = now;
+		if (cx->cfg.trace) {
+			r->smp.t[CX_T_CALLED] = now;
+			r->smp.by_issuer = !inline_;
+		}
 		*tail = r;
 		tail = &r->next;
 		last = r;
@@ -183,7 +185,8 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
  * Poll EXEC_FETCH until nothing more is fetchable and enqueue what came,
  * under exec_lock: fetch order is enqueue order.
  */
-static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
+static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit,
+			    bool inline_)
 {
 	struct accel_exec_fetch f;
 
@@ -217,10 +220,19 @@ static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
 				cx->is.touched[n++] = s;
 			}
 		}
-		cx_close_ranges(cx, cx->is.touched, n);
+		cx_close_ranges(cx, cx->is.touched, n, inline_);
 		if (f.count < f.max_items)
 			return;
 	}
+}
+
+/* ACCEL_TRACE: another thread issues what this submit made fetchable. */
+static void cx_trace_handoff(struct accel_cuda *cx, uint64_t t_submit)
+{
+	uint64_t none = 0;
+
+	if (t_submit)
+		atomic_compare_exchange_strong(&cx->tr.handoff, &none, t_submit);
 }
 
 /*
@@ -242,11 +254,15 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 	 * hot = false before its last look at the flag (both seq_cst): one of
 	 * the two sees the other's store, so no kick is left unserved.
 	 */
-	if (inline_ && atomic_load(&cx->is.hot))
+	if (inline_ && atomic_load(&cx->is.hot)) {
+		cx_trace_handoff(cx, t_submit);
 		return;
+	}
 	while (atomic_load(&cx->is.kick)) {
-		if (pthread_mutex_trylock(&cx->is.exec_lock))
+		if (pthread_mutex_trylock(&cx->is.exec_lock)) {
+			cx_trace_handoff(cx, t_submit);
 			return;
+		}
 		/*
 		 * Counted before the kick is cleared, and until the ranges
 		 * are pending: a waiter always sees work coming (cx_busy()).
@@ -261,7 +277,7 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 			if (cx->cfg.trace)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
-			cx_fetch_locked(cx, t_submit);
+			cx_fetch_locked(cx, t_submit, inline_);
 			passed = true;
 		}
 		atomic_fetch_sub(&cx->is.issuing, 1);
@@ -280,6 +296,8 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 		pthread_mutex_lock(&cx->lock);
 		if (!atomic_load(&cx->is.hot)) {
 			atomic_store(&cx->is.hot, true);
+			if (cx->cfg.trace)
+				atomic_fetch_add(&cx->tr.wake_issuer, 1);
 			pthread_cond_signal(&cx->is.fetch_cond);
 		}
 		pthread_mutex_unlock(&cx->lock);
