@@ -20,6 +20,7 @@
 #include "helpers.h"
 
 static long (*f_count)(const char *name);
+static long (*f_tcount)(const char *name);
 static void (*f_hold)(int on);
 static long (*f_held)(void);
 static void (*f_fail_dst)(void *p);
@@ -34,13 +35,15 @@ static int fake_hooks(void)
 
 	if (h) {
 		f_count = (long (*)(const char *))dlsym(h, "fake_cuda_count");
+		f_tcount = (long (*)(const char *))dlsym(h,
+						       "fake_cuda_thread_count");
 		f_hold = (void (*)(int))dlsym(h, "fake_cuda_hold");
 		f_held = (long (*)(void))dlsym(h, "fake_cuda_held");
 		f_fail_dst = (void (*)(void *))dlsym(h, "fake_cuda_fail_dst");
 		f_rate = (void (*)(long))dlsym(h, "fake_cuda_rate");
 		f_busy = (int (*)(void))dlsym(h, "fake_cuda_busy");
 	}
-	if (!h || !f_count || !f_hold || !f_held || !f_fail_dst || !f_rate ||
+	if (!h || !f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
 	    !f_busy) {
 		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
 		return T_SKIP;
@@ -61,23 +64,6 @@ static bool no_batch(void)
 	return env_is("FAKE_CUDA_BATCH", "0") || env_is("ACCEL_CUDA_NO_BATCH", "1");
 }
 
-/*
- * A context whose issuer, once woken, stays hot for the whole test; NULL
- * and *skip with ACCEL_CUDA_ISSUER=0 (every copy is then issued by the
- * thread that submits it, so a held copy call would hold the test).
- */
-static accel_context *hot_ctx(int *skip)
-{
-	*skip = 0;
-	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
-		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
-		*skip = 1;
-		return NULL;
-	}
-	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
-	return t_ctx();
-}
-
 /* Until the issuer blocks inside the held copy call (no timing). */
 static int wait_held(long n)
 {
@@ -89,6 +75,47 @@ static int wait_held(long n)
 		sched_yield();
 	}
 	return 0;
+}
+
+/*
+ * A context whose issuer, once woken, stays hot until a wait begins and
+ * whose completion thread leaves pending work alone for 10 s (so that a
+ * copy stays pending, and the next one is a burst's, however slowly this
+ * thread runs); NULL and *skip with ACCEL_CUDA_ISSUER=0 (every copy is
+ * then issued by the thread that submits it, so a held copy call would
+ * hold the test).
+ */
+static accel_context *hot_ctx(int *skip)
+{
+	accel_context *ctx;
+
+	*skip = 0;
+	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
+		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
+		*skip = 1;
+		return NULL;
+	}
+	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
+	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
+	ctx = t_ctx();
+	unsetenv("ACCEL_CUDA_LAZY_US");
+	return ctx;
+}
+
+/*
+ * A copy that follows a wait is issued inline; the next, with it still
+ * pending and no wait between, is a burst's: handed to the issuer,
+ * which blocks in the held copy call. Returns 1 once it does.
+ */
+static int start_burst(accel_stream_t s, void *d, const void *h)
+{
+	if (accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D))
+		return 0;
+	f_hold(1);
+	if (accel_memcpy_async(s, (char *)d + 64, (const char *)h + 64, 64,
+			       ACCEL_MEMCPY_H2D))
+		return 0;
+	return wait_held(1);
 }
 
 static unsigned char *host_buf(size_t n)
@@ -130,6 +157,88 @@ static int isolated_copy_issued_at_once(void)
 	return T_PASS;
 }
 
+/* The stand-in's calls @name made so far: by anyone, by this thread. */
+struct calls {
+	long all, mine;
+};
+
+static struct calls calls(const char *name)
+{
+	struct calls c = { f_count(name), f_tcount(name) };
+
+	return c;
+}
+
+/* Made since @c, all of them by this thread? How many. */
+static long calls_mine(const char *name, struct calls c, bool *all_mine)
+{
+	long all = f_count(name) - c.all, mine = f_tcount(name) - c.mine;
+
+	if (all != mine)
+		*all_mine = false;
+	return all;
+}
+
+/*
+ * Round trips (one copy, then a synchronize), 200 of them: the thread
+ * that waits finds each completion itself. Every CUDA call of a round
+ * trip is made by this thread (the copy by the submit, the completion
+ * marker and its queries by the wait: no hand-off to the issuer or the
+ * completion thread, whose window of lazy_ns is made long enough here
+ * that a slow machine cannot open it), and there are no more of them than
+ * raw CUDA makes: one cudaMemcpyAsync and one marker (cudaEventRecord,
+ * or cuStreamWriteValue32 with host words) per trip, no batch call and no
+ * blocking wait.
+ */
+static int round_trip_no_hand_off(void)
+{
+	const unsigned int trips = 200;
+	struct calls cp, rec, wr, q, sy, bt;
+	bool mine = true;
+	long markers;
+	unsigned char *h;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
+	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
+	CHECK(t_ctx());
+	unsetenv("ACCEL_CUDA_LAZY_US");
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(64);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, &d, 64));
+	/* The stream's first copy creates its CUDA stream: not counted. */
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	cp = calls("cudaMemcpyAsync");
+	bt = calls("cudaMemcpyBatchAsync");
+	rec = calls("cudaEventRecord");
+	wr = calls("cuStreamWriteValue32");
+	q = calls("cudaEventQuery");
+	sy = calls("cudaEventSynchronize");
+	for (i = 0; i < trips; i++) {
+		t_fill(h, 64, i);
+		CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(t_check_fill(d, 64, i));
+	}
+	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) == trips);
+	markers = calls_mine("cudaEventRecord", rec, &mine) +
+		  calls_mine("cuStreamWriteValue32", wr, &mine);
+	printf("# %u round trips: %ld markers, %ld event queries, all by this thread: %s\n",
+	       trips, markers, calls_mine("cudaEventQuery", q, &mine),
+	       mine ? "yes" : "no");
+	CHECK(markers == trips);
+	CHECK(calls_mine("cudaMemcpyBatchAsync", bt, &mine) == 0);
+	CHECK(calls_mine("cudaEventSynchronize", sy, &mine) == 0);
+	CHECK(mine);
+	return T_PASS;
+}
+
 /*
  * One thread: a copy is being issued (held inside cudaMemcpyAsync) while
  * the same thread submits 16 more; each returns at once, and the 16 go
@@ -154,14 +263,12 @@ static int burst_batched_while_issuing(void)
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
 	t_fill(h, 128 * (k + 2), 2);
-	/* Warm: this one goes down inline and wakes the issuer. */
+	/* Warm: this one goes down inline. */
 	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s, d + 128, h + 128, 64, ACCEL_MEMCPY_H2D));
 	/* The issuer is inside the copy call; this thread is not. */
-	CHECK(wait_held(1));
+	CHECK(start_burst(s, d, h));
 	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
 	items = f_count("batch_items");
@@ -186,7 +293,9 @@ static int burst_batched_while_issuing(void)
 		CHECK(f_count("batch_items") == items + k);
 		CHECK(f_count("cudaMemcpyAsync") == copies);
 	}
-	for (i = 0; i < k + 2; i++)
+	/* The two that started the burst, then the 16. */
+	CHECK(!memcmp(d, h, 128));
+	for (i = 2; i < k + 2; i++)
 		CHECK(!memcmp(d + 128 * i, h + 128 * i, 64));
 
 	/* Alone: one cudaMemcpyAsync, no batch call. */
@@ -230,9 +339,7 @@ static int burst_keeps_order(void)
 	CHECK_OK(accel_memcpy_async(s, d, h1, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s, d + 4096, h1, 64, ACCEL_MEMCPY_H2D));
-	CHECK(wait_held(1));
+	CHECK(start_burst(s, d + 4096, h1));
 	for (i = 0; i < 8; i++) {
 		/* Written from h1, then over it from h2, then read. */
 		CHECK_OK(accel_memcpy_async(s, d + 256 * i, h1 + 256 * i, 256,
@@ -278,9 +385,7 @@ static int error_mid_batch_fails_its_stream(void)
 	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
 
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK(wait_held(1));
+	CHECK(start_burst(s1, d1 + 128 * k, h));
 	f_fail_dst(d1 + 128 * bad);
 	for (i = 0; i < k; i++) {
 		CHECK_OK(accel_memcpy_async(s1, d1 + 128 * i, h + 128 * i, 64,
@@ -407,7 +512,7 @@ static int wait_for_long_copies(void)
 int main(void)
 {
 	static const struct t_case cases[] = {
-		T(isolated_copy_issued_at_once),
+		T(isolated_copy_issued_at_once), T(round_trip_no_hand_off),
 		T(burst_batched_while_issuing), T(burst_keeps_order),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(wait_for_long_copies),

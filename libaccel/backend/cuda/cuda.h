@@ -6,15 +6,18 @@
  * The executor pipeline, in three parts:
  *
  *  - issue (issue.c, enqueue.c): SUBMIT returns once the transport holds the
- *    descriptors; issuing them to CUDA is decoupled from it. A copy that
- *    finds the issuer cold (nothing issued for ACCEL_CUDA_ISSUE_SPIN_US,
- *    2: a burst's calls come closer, a round trip's next copy later; 20
- *    cost a round trip 18.7-20.9 us against 13.6-14.7 on the H200) is
- *    issued at once from the submitting thread (no hand-off, the
- *    latency of an isolated copy), and the issuer thread is woken; while
- *    it is hot it takes every later submission, so a burst from one
- *    thread accumulates while the previous issue runs and goes down as
- *    one pass: per stream, independent small copies as one
+ *    descriptors; issuing them to CUDA is decoupled from it. An isolated
+ *    submission (the first after a wait began, or one that finds nothing
+ *    of the context pending or being issued) is issued at once from the
+ *    submitting thread, with no thread woken (no hand-off, the latency of
+ *    an isolated copy: a round trip never involves another thread). One
+ *    that follows others with no wait between while they are still on
+ *    their way is a burst's (cx_burst()): it wakes the issuer thread,
+ *    hot, and returns; while hot (until nothing came for
+ *    ACCEL_CUDA_ISSUE_SPIN_US, 2, or a wait begins) the issuer takes
+ *    every later submission, so a burst from one thread accumulates while
+ *    the previous issue runs and goes down as one pass: per stream,
+ *    independent small copies as one
  *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
  *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
  *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
@@ -39,10 +42,17 @@
  *    reads (the driver call reached through
  *    cudaGetDriverEntryPointByVersion; events where it is missing). An
  *    event is still recorded where one is needed to sleep on or to learn
- *    of an asynchronous error. The completion thread takes ranges in
- *    order per stream and reports them with one ACCEL_IOC_EXEC_COMPLETE,
- *    so that the transport retires, unpins and wakes waiters; idle, it
- *    sleeps on a condition variable;
+ *    of an asynchronous error. The completion thread reports what nobody
+ *    waits for: it takes ranges in order per stream and reports them with
+ *    one ACCEL_IOC_EXEC_COMPLETE, so that the transport retires, unpins
+ *    and wakes waiters, but leaves a range alone while a waiter polls and
+ *    for its first ACCEL_CUDA_LAZY_US (a waiter is likely on its way).
+ *    Idle, it dozes in CX_DOZE_NS timed sleeps, during which a submission
+ *    does not wake it, and after CX_DOZE_MAX_NS with nothing pending
+ *    sleeps until one does; blocked on an event in the driver it holds no
+ *    lock a waiter needs. A fetch pass follows a report only when it may
+ *    find work: a HOST_SIGNAL retired (a HOST_WAIT may go now) or a range
+ *    failed;
  *
  *  - waiting (done.c): a waiter whose context has work on the device
  *    polls completions itself and reports them, so that its wait returns
@@ -185,6 +195,8 @@ void cx_rt_driver(void);
 #define CX_POLL_GAP_NS		1000ULL	/* completion thread, busy */
 #define CX_HELPER_NAP_NS	200000ULL /* completion thread, a waiter polls */
 #define CX_SLICE_MAX_NS		1000000ULL /* longest sleep between polls */
+#define CX_DOZE_NS		50000ULL /* completion thread, idle: a doze */
+#define CX_DOZE_MAX_NS		2000000ULL /* then it sleeps until woken */
 #define CX_SAMPLE_MIN_BYTES	(1U << 20) /* a range that teaches the rate */
 #define CX_WORDS_PER_PAGE	64	/* host words, a cache line each */
 
@@ -370,6 +382,8 @@ struct cx_issue {
 	atomic_int kick;		/* fetchable work may be waiting */
 	/* The issuer thread polls the kick flag: leave the work to it. */
 	atomic_bool hot;
+	/* A wait began since the last submission: no burst (cx_burst()). */
+	atomic_bool waited;
 	atomic_bool stopping;		/* the context is going: cool down */
 	/* A pass is fetching and issuing: ranges are about to be pending. */
 	atomic_uint issuing;
@@ -404,15 +418,10 @@ struct cx_completion {
 	struct accel_exec_done *ents;
 	unsigned int done_max;
 	_Atomic unsigned int helpers;	/* waiters polling completions */
-	/*
-	 * A waiter reported completions: the fetch pass they may enable
-	 * (HOST_WAITs behind them) is left to the completion thread, off
-	 * the waiter's way back, unless that thread sleeps (done_idle).
-	 */
-	atomic_bool kick_deferred;
-	atomic_bool done_idle;
 	/* Under cx->lock. */
 	pthread_cond_t cond;		/* completion thread: work or stop */
+	bool deep_sleep;		/* it sleeps until signalled */
+	cudaEvent_t sync_ev;		/* it is blocked on this event */
 	struct cx_range *head, *tail;	/* pending ranges, fetch order */
 	unsigned int pass;
 	bool stop_done;

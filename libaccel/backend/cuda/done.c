@@ -195,7 +195,9 @@ static void cx_event_put_locked(struct accel_cuda *cx, cudaEvent_t ev)
 			      sizeof(*p));
 
 	if (!p) {
-		cx_rt.cudaEventDestroy(ev);
+		/* The completion thread may be blocked on it: keep it. */
+		if (ev != cx->cmp.sync_ev)
+			cx_rt.cudaEventDestroy(ev);
 		return;
 	}
 	cx->cmp.pool = p;
@@ -407,16 +409,24 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 	return n;
 }
 
-static void cx_report(struct accel_cuda *cx, struct cx_range **done,
+/*
+ * Report @done[0..n) with EXEC_COMPLETE. Returns true when that may have
+ * made work fetchable: a HOST_SIGNAL retired (a HOST_WAIT on its user
+ * event may go now) or a range failed; nothing else a completion does
+ * changes what the transport hands out (asc_entry_fetchable()).
+ */
+static bool cx_report(struct accel_cuda *cx, struct cx_range **done,
 		      unsigned int n, struct accel_exec_done *ents)
 {
 	struct accel_exec_complete c;
 	unsigned int i, k = 0;
+	bool refetch = false;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		struct cx_range *r = done[i];
 
+		refetch = refetch || r->host_signal || r->fail_seq;
 		if (r->fail_seq) {
 			ents[k].stream = r->s->kstream;
 			ents[k].status = r->fail_status;
@@ -458,13 +468,16 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 	}
 	pthread_mutex_unlock(&cx->lock);
 	cx_zombies_retry(cx);
+	return refetch;
 }
 
 /*
  * Take the ranges that are done and report them; under report_lock, so
- * that reports go out in order whoever polls. Returns how many.
+ * that reports go out in order whoever polls. Returns how many; *@refetch
+ * is set when a fetch pass should follow (cx_report()).
  */
-static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
+static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter,
+				   bool *refetch)
 {
 	unsigned int n, i;
 
@@ -475,7 +488,8 @@ static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
 		return 0;
 	for (i = 0; i < n; i++)
 		cx->cmp.done[i]->smp.by_waiter = waiter;
-	cx_report(cx, cx->cmp.done, n, cx->cmp.ents);
+	if (cx_report(cx, cx->cmp.done, n, cx->cmp.ents))
+		*refetch = true;
 	return n;
 }
 
@@ -487,72 +501,84 @@ static void cx_after_report(struct accel_cuda *cx)
 	cx_kick(cx, 0, false);
 }
 
+/*
+ * The completion thread sleeps until @until (mono ns) or a signal; under
+ * cx->lock. Dozing (@deep false) it is not signalled for new work, so
+ * that a submission does not pay a wake-up; deep asleep (nothing pending
+ * for CX_DOZE_MAX_NS) it is, by cx_close_ranges().
+ */
+static void cx_done_sleep_locked(struct accel_cuda *cx, uint64_t until,
+				 bool deep)
+{
+	struct timespec ts;
+
+	if (cx->cfg.trace)
+		atomic_fetch_add(&cx->tr.done_slept, 1);
+	cx->cmp.deep_sleep = deep;
+	if (deep) {
+		pthread_cond_wait(&cx->cmp.cond, &cx->lock);
+	} else {
+		ts.tv_sec = (time_t)(until / 1000000000ULL);
+		ts.tv_nsec = (long)(until % 1000000000ULL);
+		pthread_cond_timedwait(&cx->cmp.cond, &cx->lock, &ts);
+	}
+	cx->cmp.deep_sleep = false;
+}
+
+/*
+ * The completion thread reports what nobody waits for (a waiter takes
+ * and reports its own completions: accel_cuda_wait_fast()). It leaves a
+ * range alone while a waiter polls and for its first lazy_ns (a waiter
+ * is likely on its way: a round trip needs no thread but its own), then
+ * polls it and, past spin_ns, sleeps in the driver on its event.
+ */
 void *cx_done_main(void *arg)
 {
 	struct accel_cuda *cx = arg;
-	uint64_t waiting_since = 0;
+	uint64_t waiting_since = 0, idle_since = 0;
+	bool refetch;
 
 	cx_rt.cudaSetDevice(cx->cfg.device);
 	pthread_mutex_lock(&cx->lock);
 	for (;;) {
 		unsigned int n;
+		uint64_t now;
 
-		if (atomic_load(&cx->cmp.kick_deferred)) {
-			pthread_mutex_unlock(&cx->lock);
-			if (atomic_exchange(&cx->cmp.kick_deferred, false))
-				cx_after_report(cx);
-			pthread_mutex_lock(&cx->lock);
-			continue;
-		}
 		if (!cx->cmp.head) {
-			uint64_t until;
-
 			if (cx->cmp.stop_done && cx->is.fetch_exited)
 				break;
-			/* Just busy: more work is likely soon; look briefly. */
-			pthread_mutex_unlock(&cx->lock);
-			until = cx_mono_ns() + cx->cfg.spin_ns;
-			while (!atomic_load(&cx->cmp.npending) &&
-			       !atomic_load(&cx->cmp.kick_deferred) &&
-			       cx_mono_ns() < until)
-				cx_pause();
-			pthread_mutex_lock(&cx->lock);
-			atomic_store(&cx->cmp.done_idle, true);
-			while (!cx->cmp.head && !(cx->cmp.stop_done && cx->is.fetch_exited) &&
-			       !atomic_load(&cx->cmp.kick_deferred)) {
-				if (cx->cfg.trace)
-					atomic_fetch_add(&cx->tr.done_slept, 1);
-				pthread_cond_wait(&cx->cmp.cond, &cx->lock);
-			}
-			atomic_store(&cx->cmp.done_idle, false);
+			now = cx_mono_ns();
+			if (!idle_since)
+				idle_since = now;
+			/* Just busy: more work is likely soon; doze. */
+			cx_done_sleep_locked(cx, now + CX_DOZE_NS,
+					     now - idle_since >= CX_DOZE_MAX_NS);
 			waiting_since = 0;
 			continue;
 		}
-		if (atomic_load(&cx->cmp.helpers)) {
+		idle_since = 0;
+		now = cx_mono_ns();
+		if (atomic_load(&cx->cmp.helpers) ||
+		    now - cx->cmp.head->t_close < cx->cfg.lazy_ns) {
 			/*
-			 * A waiter polls the device (and sleeps between polls
-			 * when the work is long): leave it to it, asleep. The
-			 * waiter signals before it goes to sleep in the
-			 * transport; the timeout is a safety net.
+			 * A waiter polls the device, or may be about to: leave
+			 * it the work. The waiter signals before it goes to
+			 * sleep in the transport; the timeout is a safety net.
 			 */
-			struct timespec ts;
-			uint64_t until = cx_mono_ns() + CX_HELPER_NAP_NS;
-
-			ts.tv_sec = (time_t)(until / 1000000000ULL);
-			ts.tv_nsec = (long)(until % 1000000000ULL);
-			atomic_store(&cx->cmp.done_idle, true);
-			if (atomic_load(&cx->cmp.helpers) &&
-			    !atomic_load(&cx->cmp.kick_deferred))
-				pthread_cond_timedwait(&cx->cmp.cond, &cx->lock, &ts);
-			atomic_store(&cx->cmp.done_idle, false);
+			cx_done_sleep_locked(cx, atomic_load(&cx->cmp.helpers) ?
+					     now + CX_HELPER_NAP_NS :
+					     cx->cmp.head->t_close + cx->cfg.lazy_ns,
+					     false);
 			continue;
 		}
 		pthread_mutex_unlock(&cx->lock);
+		refetch = false;
 		pthread_mutex_lock(&cx->cmp.report_lock);
-		n = cx_poll_locked(cx, false);
+		n = cx_poll_locked(cx, false, &refetch);
+		pthread_mutex_unlock(&cx->cmp.report_lock);
 		if (n) {
-			pthread_mutex_unlock(&cx->cmp.report_lock);
-			cx_after_report(cx);
+			if (refetch)
+				cx_after_report(cx);
 			pthread_mutex_lock(&cx->lock);
 			waiting_since = 0;
 			continue;
@@ -560,44 +586,38 @@ void *cx_done_main(void *arg)
 		/*
 		 * Work in flight, none done: poll for a short while (a small
 		 * copy takes microseconds), then sleep in the driver on the
-		 * oldest range's blocking-sync event. report_lock is held
-		 * meanwhile: no range (and no event) goes away under us.
+		 * oldest range's blocking-sync event, without report_lock (a
+		 * waiter may come and report meanwhile). The event stays
+		 * alive: pooled events are destroyed with the context only,
+		 * and cx_event_put_locked() keeps this one (sync_ev).
 		 */
 		if (!waiting_since)
 			waiting_since = cx_mono_ns();
 		if (cx_mono_ns() - waiting_since < cx->cfg.spin_ns) {
 			uint64_t until = cx_mono_ns() + CX_POLL_GAP_NS;
 
-			pthread_mutex_unlock(&cx->cmp.report_lock);
 			/*
 			 * Not every pause: each poll takes the locks the
 			 * submitters take and queries the driver.
 			 */
-			while (cx_mono_ns() < until &&
-			       !atomic_load(&cx->cmp.kick_deferred))
+			while (cx_mono_ns() < until && !atomic_load(&cx->cmp.helpers))
 				cx_pause();
 		} else {
 			cudaEvent_t ev = NULL;
 
-			uint64_t now = 0;
-
+			now = 0;
 			pthread_mutex_lock(&cx->lock);
 			/* Long enough: the head's event, recorded if need be. */
-			if (cx->cmp.head && cx->cmp.head->need_ev)
+			if (cx->cmp.head && cx->cmp.head->need_ev &&
+			    !atomic_load(&cx->cmp.helpers))
 				ev = cx_range_event(cx, cx->cmp.head, true, &now);
+			cx->cmp.sync_ev = ev;
 			pthread_mutex_unlock(&cx->lock);
-			if (ev) {
-				atomic_store(&cx->cmp.done_idle, true);
+			if (ev)
 				cx_rt.cudaEventSynchronize(ev);
-				atomic_store(&cx->cmp.done_idle, false);
-				if (atomic_exchange(&cx->cmp.kick_deferred, false)) {
-					pthread_mutex_unlock(&cx->cmp.report_lock);
-					cx_after_report(cx);
-					pthread_mutex_lock(&cx->lock);
-					continue;
-				}
-			}
-			pthread_mutex_unlock(&cx->cmp.report_lock);
+			pthread_mutex_lock(&cx->lock);
+			cx->cmp.sync_ev = NULL;
+			pthread_mutex_unlock(&cx->lock);
 		}
 		pthread_mutex_lock(&cx->lock);
 	}
@@ -705,11 +725,14 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			 void *arg, uint64_t deadline)
 {
 	struct accel_cuda *cx = cx_of(ctx);
-	unsigned int reported = 0;
+	bool refetch = false;
 	long slack = -1;
 	uint64_t start;
 	int ret;
 
+	/* The submissions before this are not a burst with those after. */
+	if (cx && !atomic_load_explicit(&cx->is.waited, memory_order_relaxed))
+		atomic_store(&cx->is.waited, true);
 	ret = poll(ctx, arg, 0);
 	if (ret != -ETIME || !cx || !cx_busy(cx)) {
 		if (!ret && cx)
@@ -722,7 +745,7 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 		uint64_t now, until;
 
 		if (!pthread_mutex_trylock(&cx->cmp.report_lock)) {
-			reported += cx_poll_locked(cx, true);
+			cx_poll_locked(cx, true, &refetch);
 			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
 		ret = poll(ctx, arg, 0);
@@ -770,13 +793,9 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 		pthread_cond_signal(&cx->cmp.cond);
 		pthread_mutex_unlock(&cx->lock);
 	}
-	/* Off the waiter's critical path: by the completion thread. */
-	if (reported) {
-		atomic_store(&cx->cmp.kick_deferred, true);
-		if (atomic_load(&cx->cmp.done_idle) &&
-		    atomic_exchange(&cx->cmp.kick_deferred, false))
-			cx_after_report(cx);
-	}
+	/* Rare: a HOST_SIGNAL retired or a range failed. */
+	if (refetch)
+		cx_after_report(cx);
 	return ret;
 }
 

@@ -177,7 +177,12 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 		cx->cmp.head = first;
 	cx->cmp.tail = last;
 	atomic_fetch_add(&cx->cmp.npending, count);
-	pthread_cond_signal(&cx->cmp.cond);
+	/* Dozing, it looks by itself: no wake-up per submission. */
+	if (cx->cmp.deep_sleep) {
+		if (cx->cfg.trace)
+			atomic_fetch_add(&cx->tr.wake_done, 1);
+		pthread_cond_signal(&cx->cmp.cond);
+	}
 	pthread_mutex_unlock(&cx->lock);
 }
 
@@ -235,16 +240,46 @@ static void cx_trace_handoff(struct accel_cuda *cx, uint64_t t_submit)
 		atomic_compare_exchange_strong(&cx->tr.handoff, &none, t_submit);
 }
 
+/* Make the issuer hot: it takes the kicks from now on. */
+static void cx_issuer_wake(struct accel_cuda *cx)
+{
+	pthread_mutex_lock(&cx->lock);
+	if (!atomic_load(&cx->is.hot)) {
+		atomic_store(&cx->is.hot, true);
+		if (cx->cfg.trace)
+			atomic_fetch_add(&cx->tr.wake_issuer, 1);
+		pthread_cond_signal(&cx->is.fetch_cond);
+	}
+	pthread_mutex_unlock(&cx->lock);
+}
+
+/*
+ * Is this submission part of a burst? It is when no wait began since the
+ * previous submission and the context's earlier work is still on its
+ * way (pending on the device, being issued, or the issuer is hot). A
+ * round trip (submit, wait, submit, ...) is never one: its next copy
+ * is issued by the thread that submits it, without a hand-off.
+ */
+static bool cx_burst(struct accel_cuda *cx)
+{
+	if (atomic_exchange(&cx->is.waited, false))
+		return false;
+	return atomic_load(&cx->cmp.npending) || atomic_load(&cx->is.issuing) ||
+	       atomic_load(&cx->is.hot);
+}
+
 /*
  * Fetch and enqueue what became fetchable, from the calling thread
  * (inline: the thread that submitted issues its own CUDA work, no thread
- * hand-off). Whoever holds exec_lock already fetches on our behalf: the
- * kick flag makes it poll once more after the work we just made
+ * hand-off), unless the submission is part of a burst (@inline_ and
+ * cx_burst()): that is the issuer's, woken hot if it is not, so that the
+ * submitting thread returns as soon as the transport has the
+ * descriptors. Whoever holds exec_lock already fetches on our behalf:
+ * the kick flag makes it poll once more after the work we just made
  * fetchable, so none is left behind.
  */
 void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 {
-	bool passed = false;
 	int dev = -1;
 
 	atomic_store(&cx->is.kick, 1);
@@ -254,8 +289,10 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 	 * hot = false before its last look at the flag (both seq_cst): one of
 	 * the two sees the other's store, so no kick is left unserved.
 	 */
-	if (inline_ && atomic_load(&cx->is.hot)) {
+	if (inline_ && cx->cfg.issuer && cx_burst(cx)) {
 		cx_trace_handoff(cx, t_submit);
+		if (!atomic_load(&cx->is.hot))
+			cx_issuer_wake(cx);
 		return;
 	}
 	while (atomic_load(&cx->is.kick)) {
@@ -278,7 +315,6 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
 			cx_fetch_locked(cx, t_submit, inline_);
-			passed = true;
 		}
 		atomic_fetch_sub(&cx->is.issuing, 1);
 		pthread_mutex_unlock(&cx->is.exec_lock);
@@ -286,22 +322,6 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 	/* The caller's current device is its own business. */
 	if (dev >= 0 && dev != cx->cfg.device)
 		cx_rt.cudaSetDevice(dev);
-	/*
-	 * An isolated copy went down from this thread; what follows it (a
-	 * burst) is the issuer's, so that this thread returns from its
-	 * next submissions as soon as the transport has them. The wake is
-	 * made after the issue: it overlaps the device's work.
-	 */
-	if (passed && inline_ && cx->cfg.issuer && !atomic_load(&cx->is.hot)) {
-		pthread_mutex_lock(&cx->lock);
-		if (!atomic_load(&cx->is.hot)) {
-			atomic_store(&cx->is.hot, true);
-			if (cx->cfg.trace)
-				atomic_fetch_add(&cx->tr.wake_issuer, 1);
-			pthread_cond_signal(&cx->is.fetch_cond);
-		}
-		pthread_mutex_unlock(&cx->lock);
-	}
 }
 
 /*
@@ -321,7 +341,9 @@ static void cx_issuer_hot(struct accel_cuda *cx)
 			until = cx_mono_ns() + cx->cfg.issue_spin_ns;
 			continue;
 		}
-		if (cx_mono_ns() >= until || atomic_load(&cx->is.stopping)) {
+		/* A wait began: the burst is over, its next copy is inline. */
+		if (cx_mono_ns() >= until || atomic_load(&cx->is.stopping) ||
+		    atomic_load(&cx->is.waited)) {
 			atomic_store(&cx->is.hot, false);
 			/* A kick that saw hot still set: ours to serve. */
 			if (!atomic_load(&cx->is.kick))

@@ -13,7 +13,8 @@
  * many of each call were made, at exit.
  *
  * For the executor pipeline's tests (dlsym on this library):
- * fake_cuda_count(name) reads a call counter; fake_cuda_hold(1) makes
+ * fake_cuda_count(name) reads a call counter, fake_cuda_thread_count(name)
+ * the calling thread's (who made the call: no hand-off); fake_cuda_hold(1) makes
  * every copy call (cudaMemcpyAsync, cudaMemcpyBatchAsync) block on entry
  * until fake_cuda_hold(0), fake_cuda_held() says how many are blocked
  * (so a test can let work accumulate behind a copy being issued, without
@@ -68,6 +69,7 @@ static const char *const c_name[C_N] = {
 	"cuMemsetD16Async", "cuMemsetD32Async", "cudaMemcpy2DAsync",
 };
 static unsigned long counts[C_N];
+static __thread unsigned long thread_counts[C_N];
 static long call_ns = -1;
 
 static void stats_print(void)
@@ -98,6 +100,7 @@ static void call(int what)
 	long ns = __atomic_load_n(&call_ns, __ATOMIC_RELAXED);
 
 	__atomic_add_fetch(&counts[what], 1, __ATOMIC_RELAXED);
+	thread_counts[what]++;
 	if (ns < 0) {
 		const char *v = getenv("FAKE_CUDA_CALL_NS");
 		const char *st = getenv("FAKE_CUDA_STATS");
@@ -128,6 +131,18 @@ long fake_cuda_count(const char *name)
 			return (long)__atomic_load_n(&counts[i], __ATOMIC_RELAXED);
 	if (!strcmp(name, "batch_items"))
 		return (long)__atomic_load_n(&counts[C_BATCH_ITEMS], __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* How many times the calling thread made the call @name; -1: unknown. */
+long fake_cuda_thread_count(const char *name);
+long fake_cuda_thread_count(const char *name)
+{
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		if (!strcmp(c_name[i], name))
+			return (long)thread_counts[i];
 	return -1;
 }
 
