@@ -103,18 +103,29 @@ static accel_context *hot_ctx(int *skip)
 }
 
 /*
- * A copy that follows a wait is issued inline; the next, with it still
- * pending and no wait between, is a burst's: handed to the issuer,
- * which blocks in the held copy call. Returns 1 once it does.
+ * The two copies that follow a wait are issued inline; the third, with
+ * them still pending and no wait between, is a burst's: handed to the
+ * issuer, which blocks in the held copy call. Copies 64 bytes each from
+ * @h to @d, @h + 64 to @d + 64, @h + 128 to @d + 128. Returns 1 once the
+ * issuer blocks.
  */
 static int start_burst(accel_stream_t s, void *d, const void *h)
 {
-	if (accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D))
-		return 0;
-	f_hold(1);
-	if (accel_memcpy_async(s, (char *)d + 64, (const char *)h + 64, 64,
-			       ACCEL_MEMCPY_H2D))
-		return 0;
+	long copies = f_tcount("cudaMemcpyAsync");
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i == 2) {
+			/* The first two went down from this thread. */
+			if (f_tcount("cudaMemcpyAsync") != copies + 2)
+				return 0;
+			f_hold(1);
+		}
+		if (accel_memcpy_async(s, (char *)d + 64 * i,
+				       (const char *)h + 64 * i, 64,
+				       ACCEL_MEMCPY_H2D))
+			return 0;
+	}
 	return wait_held(1);
 }
 
@@ -293,8 +304,8 @@ static int burst_batched_while_issuing(void)
 		CHECK(f_count("batch_items") == items + k);
 		CHECK(f_count("cudaMemcpyAsync") == copies);
 	}
-	/* The two that started the burst, then the 16. */
-	CHECK(!memcmp(d, h, 128));
+	/* The three that started the burst, then the 16. */
+	CHECK(!memcmp(d, h, 192));
 	for (i = 2; i < k + 2; i++)
 		CHECK(!memcmp(d + 128 * i, h + 128 * i, 64));
 
@@ -379,7 +390,7 @@ static int error_mid_batch_fails_its_stream(void)
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
 	h = host_buf(128 * k);
 	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 1)));
+	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 2)));
 	CHECK_OK(accel_malloc(NULL, (void **)&d2, 128 * k));
 	t_fill(h, 128 * k, 5);
 	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
@@ -509,6 +520,81 @@ static int wait_for_long_copies(void)
 	return T_PASS;
 }
 
+/*
+ * The hybrid wait with a rate that is wrong and too slow: the stand-in's
+ * device is modelled at 60 ns per byte while the waiter learns (two 1 MiB
+ * copies alone: the rate is 24x slower than what follows), then at 2.5
+ * ns per byte, with a 32 MiB copy on one stream and, issued right after
+ * it, a 4 MiB copy on another. The estimate for the second is 252 ms,
+ * its time 10.5 ms: a waiter sleeping half the estimate would return
+ * long after the other stream's copy (84 ms) ended; bounded (a sleep is
+ * at most an eighth of the time since the range was issued,
+ * cx_hybrid_next()), it returns with that copy still running on the
+ * modelled device, and never before its own copy is done.
+ */
+static int hybrid_wrong_slow_rate_bounded(void)
+{
+	accel_stream_t s1, s2;
+	unsigned char *h;
+	unsigned int i;
+	bool ours, busy;
+	char *d;
+
+	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
+		printf("# host words are written at once by the stand-in: not modelled\n");
+		return T_SKIP;
+	}
+	if (env_is("ACCEL_CUDA_HYBRID", "0")) {
+		printf("# ACCEL_CUDA_HYBRID=0: no hybrid wait\n");
+		return T_SKIP;
+	}
+	ours = !getenv("ACCEL_CUDA_HYBRID");
+	if (ours)
+		setenv("ACCEL_CUDA_HYBRID", "1", 1);
+	CHECK(t_ctx());
+	if (ours)
+		unsetenv("ACCEL_CUDA_HYBRID");
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	h = host_buf(32 << 20);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 64 << 20));
+	t_fill(h, 32 << 20, 9);
+	/* Both streams exist on the device before anything is timed. */
+	CHECK_OK(accel_memcpy_async(s1, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s2, d + (32 << 20), h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+
+	f_rate(60000);
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(accel_memcpy_async(s1, d, h, 1 << 20, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+		CHECK(!f_busy());
+	}
+	f_rate(2500);
+	/* Issued by this thread (the first after a wait): on the device now. */
+	CHECK_OK(accel_memcpy_async(s2, d + (32 << 20), h, 32 << 20,
+				    ACCEL_MEMCPY_H2D));
+	CHECK(f_busy());
+	CHECK_OK(accel_memcpy_async(s1, d, h, 4 << 20, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+	/* Not late: the other one is not done (asked first: checking is slow). */
+	busy = f_busy();
+	printf("# 4 MiB copy waited for, 32 MiB copy beside it still running: %s\n",
+	       busy ? "yes" : "no");
+	CHECK(busy);
+	/* Not early: its copy is done. */
+	CHECK(t_check_fill(d, 4 << 20, 9));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+	CHECK(!f_busy());
+	f_rate(0);
+	CHECK(t_check_fill(d + (32 << 20), 32 << 20, 9));
+	return T_PASS;
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
@@ -516,6 +602,7 @@ int main(void)
 		T(burst_batched_while_issuing), T(burst_keeps_order),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(wait_for_long_copies),
+		T(hybrid_wrong_slow_rate_bounded),
 	};
 
 	/* This program is about the CUDA backend, whatever the caller says. */

@@ -10,8 +10,9 @@
  *    submission (the first after a wait began, or one that finds nothing
  *    of the context pending or being issued) is issued at once from the
  *    submitting thread, with no thread woken (no hand-off, the latency of
- *    an isolated copy: a round trip never involves another thread). One
- *    that follows others with no wait between while they are still on
+ *    an isolated copy: a round trip never involves another thread), and
+ *    so is the next (a copy there and back before a wait). One that
+ *    follows two or more with no wait between while they are still on
  *    their way is a burst's (cx_burst()): it wakes the issuer thread,
  *    hot, and returns; while hot (until nothing came for
  *    ACCEL_CUDA_ISSUE_SPIN_US, 2, or a wait begins) the issuer takes
@@ -56,24 +57,29 @@
  *
  *  - waiting (done.c): a waiter whose context has work on the device
  *    polls completions itself and reports them, so that its wait returns
- *    without a thread hand-off. Hybrid (io_uring's hybrid polling): every
- *    range carries when it should be done, from its bytes per direction
- *    and its stream's measured ns per byte (learned from completions seen
- *    while polling); the waiter sleeps half of what remains until the
- *    earliest pending range's expected end, again and again, and polls
- *    once it is within ACCEL_CUDA_WAKE_US (20) of it. It sleeps in the
- *    transport's own wait (with a 1 us timer slack), so that what it
- *    waits for still wakes it at once if it comes from elsewhere (a
- *    host event, another thread's report). Past the expected
- *    end, or with nothing to go by, it polls for ACCEL_CUDA_SPIN_US (50)
- *    and then sleeps in short slices (a thirty-second of the time waited
- *    so far, at most 1 ms) between polls. It never spins idle, and is late after a long
- *    copy by at most the slice it slept in. ACCEL_CUDA_HYBRID=1 turns it on; off (the default,
- *    since on the H200 it lost large pinned copies most of their
- *    bandwidth, bench/README.md), the
- *    earlier spin-then-sleep (poll ACCEL_CUDA_SPIN_US, then sleep in the
- *    transport while the completion thread sleeps on a blocking-sync
- *    event).
+ *    without a thread hand-off. Hybrid (io_uring's hybrid polling, on by
+ *    default): every range carries when it should be done, from its
+ *    bytes per direction and the fastest ns per byte its stream (or the
+ *    context) was seen to move that direction at, learned from ranges
+ *    that ran alone in the context, timed from their issue to the poll
+ *    that saw them done (an upper bound of their time: a late sighting
+ *    never slows the estimate, and a rate learned too slow is corrected
+ *    by the first faster completion); so the estimate errs early. The
+ *    waiter sleeps towards the middle of the earliest pending range's
+ *    expected run, then towards ACCEL_CUDA_WAKE_US (20) before its end,
+ *    and polls from there; no sleep is longer than an eighth (first
+ *    half) or a sixty-fourth (second half) of the time since the range
+ *    was issued, so that a wrong, too-slow estimate keeps it asleep past
+ *    the real end by at most that share (cx_hybrid_next()). Past the
+ *    expected end it polls ACCEL_CUDA_SPIN_US (50), then sleeps a 128th
+ *    of the range's time between polls; with no estimate, it polls
+ *    ACCEL_CUDA_SPIN_US and then sleeps a thirty-second of the time
+ *    waited (at most 1 ms) between polls. It sleeps in the transport's
+ *    own wait (with a 1 us timer slack), so that what it waits for still
+ *    wakes it at once if it comes from elsewhere (a host event, another
+ *    thread's report). ACCEL_CUDA_HYBRID=0: the earlier spin-then-sleep
+ *    (poll ACCEL_CUDA_SPIN_US, then sleep in the transport while the
+ *    completion thread sleeps on a blocking-sync event).
  *
  * The fetch thread is the issuer: hot, it polls the kick flag; cold, it
  * sleeps on fetch_cond (a safety net every few seconds).
@@ -240,7 +246,7 @@ struct cx_stream {
 	struct cx_range *tail_r;	/* its newest pending range */
 	struct cx_range *cover;		/* its newest pending range with ->ev */
 	uint64_t eta_tail;		/* when its newest range should end */
-	double nspb[CX_NDIR];		/* measured ns per byte, 0: not yet */
+	double nspb[CX_NDIR];		/* fastest ns per byte seen, 0: none */
 	/*
 	 * ACCEL_CUDA_COMPLETION=word: the stream's word in mapped pinned
 	 * memory (written by the device, read by the host), and the last
@@ -314,7 +320,9 @@ struct cx_range {
 	/* Hybrid waiting: what it moves and when it should be done. */
 	uint64_t bytes;
 	unsigned int dir;		/* CX_H2D.., CX_MIXED */
-	uint64_t t_start;		/* issued to an idle stream: then; else 0 */
+	uint64_t t_start;		/* issued to an idle context: then; else 0 */
+	uint64_t closes;		/* cmp.closes when it was issued */
+	uint64_t t_run;			/* when it should start on the device */
 	uint64_t eta;			/* expected end (mono ns), 0: unknown */
 	uint64_t t_notready;		/* last poll that found it not done */
 	bool host_signal;		/* holds a HOST_SIGNAL (see cx_report()) */
@@ -382,8 +390,8 @@ struct cx_issue {
 	atomic_int kick;		/* fetchable work may be waiting */
 	/* The issuer thread polls the kick flag: leave the work to it. */
 	atomic_bool hot;
-	/* A wait began since the last submission: no burst (cx_burst()). */
-	atomic_bool waited;
+	/* Submissions since a wait last began (cx_burst()). */
+	atomic_uint since_wait;
 	atomic_bool stopping;		/* the context is going: cool down */
 	/* A pass is fetching and issuing: ranges are about to be pending. */
 	atomic_uint issuing;
@@ -429,8 +437,9 @@ struct cx_completion {
 	unsigned int npool, cappool;
 	struct cx_range *rfree;		/* retired ranges, back to rcache */
 	_Atomic unsigned int npending;	/* also read without the lock */
-	/* Under cx->lock: ns per byte by direction, over all streams. */
+	/* Under cx->lock: fastest ns per byte by direction, any stream. */
 	double nspb[CX_NDIR];
+	uint64_t closes;		/* ranges issued, ever */
 	struct cx_wordpage *words;	/* host word pages */
 };
 

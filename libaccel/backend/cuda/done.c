@@ -91,7 +91,10 @@ void cx_words_free(struct accel_cuda *cx)
 	}
 }
 
-/* The ns per byte @r's stream moves @r's direction at; 0: not known. */
+/*
+ * The ns per byte @r's stream moves @r's direction at, the fastest seen
+ * (the context's fastest for a stream that has none yet); 0: not known.
+ */
 static double cx_rate_locked(struct accel_cuda *cx, const struct cx_range *r)
 {
 	if (r->dir >= CX_NDIR)
@@ -100,10 +103,12 @@ static double cx_rate_locked(struct accel_cuda *cx, const struct cx_range *r)
 }
 
 /*
- * A range was issued at @now: when should it be done? After the
- * stream's previous range, at its stream's measured rate. A range the
- * rate does not cover (mixed, or never measured) has no estimate, and
- * neither has what follows it on the stream. Under cx->lock.
+ * A range was issued at @now: when should it be done? It runs after the
+ * stream's previous range (t_run), at its stream's fastest rate, so the
+ * estimate errs early, never late (cx_hybrid_next() polls past it). A
+ * range the rate does not cover (mixed, or never measured) has no
+ * estimate, and neither has what follows it on the stream. Under
+ * cx->lock.
  */
 void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 			  uint64_t now)
@@ -112,8 +117,11 @@ void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 	double nspb = r->need_ev ? cx_rate_locked(cx, r) : 0;
 	uint64_t start = now;
 
-	r->t_start = !s->npending ? now : 0;
+	/* Alone in the context: its time, once seen, tells the rate. */
+	r->t_start = !atomic_load(&cx->cmp.npending) ? now : 0;
+	r->closes = ++cx->cmp.closes;
 	r->eta = 0;
+	r->t_run = now;
 	if (!r->need_ev) {
 		r->eta = s->npending ? s->eta_tail : now;
 		return;
@@ -124,15 +132,28 @@ void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 		if (s->eta_tail > start)
 			start = s->eta_tail;
 	}
+	r->t_run = start;
 	if (nspb > 0)
 		r->eta = start + (uint64_t)(nspb * (double)r->bytes);
 	s->eta_tail = r->eta;
 }
 
+/* Keep @nspb if it is faster than what @slot holds (0: nothing yet). */
+static void cx_rate_min(double *slot, double nspb)
+{
+	if (!*slot || nspb < *slot)
+		*slot = nspb;
+}
+
 /*
- * @r was seen done at @now by a poll: if it ran alone on its stream and
- * the poll before found it not done a moment earlier, it tells the rate
- * of its direction. Under cx->lock.
+ * @r was seen done at @now by a poll. If it ran alone in the context from
+ * its issue (nothing else pending then, nothing issued since), @now minus
+ * its issue is an upper bound of its time on the device, and the better
+ * the closer the poll before found it not done: less half that gap when
+ * the gap is within a sixteenth of it. The stream and the context keep
+ * the fastest rate such a bound gives, per direction: a late sighting
+ * never slows the estimate, and a wrong, slow one is corrected by the
+ * first faster completion. Under cx->lock.
  */
 static void cx_rate_learn_locked(struct accel_cuda *cx, struct cx_range *r,
 				 uint64_t now)
@@ -140,20 +161,16 @@ static void cx_rate_learn_locked(struct accel_cuda *cx, struct cx_range *r,
 	uint64_t took, gap;
 	double nspb;
 
-	if (!r->t_start || !r->t_notready || r->dir >= CX_NDIR ||
-	    r->bytes < CX_SAMPLE_MIN_BYTES || r->fail_seq)
+	if (!r->t_start || r->closes != cx->cmp.closes || r->dir >= CX_NDIR ||
+	    r->bytes < CX_SAMPLE_MIN_BYTES || r->fail_seq || now <= r->t_start)
 		return;
 	took = now - r->t_start;
-	gap = now - r->t_notready;
-	/* Seen within a sixteenth of its time: its end is known that well. */
-	if (gap * 16 > took)
-		return;
-	took -= gap / 2;
+	gap = r->t_notready > r->t_start ? now - r->t_notready : took;
+	if (gap * 16 <= took)
+		took -= gap / 2;
 	nspb = (double)took / (double)r->bytes;
-	r->s->nspb[r->dir] = r->s->nspb[r->dir] ?
-		(3 * r->s->nspb[r->dir] + nspb) / 4 : nspb;
-	cx->cmp.nspb[r->dir] = cx->cmp.nspb[r->dir] ?
-		(3 * cx->cmp.nspb[r->dir] + nspb) / 4 : nspb;
+	cx_rate_min(&r->s->nspb[r->dir], nspb);
+	cx_rate_min(&cx->cmp.nspb[r->dir], nspb);
 	if (cx->cfg.trace)
 		atomic_fetch_add(&cx->tr.rate_samples, 1);
 }
@@ -645,14 +662,21 @@ static void cx_slack_restore(long slack)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 }
 
+/* What the hybrid wait goes by: the pending range expected first. */
+struct cx_plan {
+	uint64_t eta;			/* its expected end; 0: none known */
+	uint64_t run;			/* when it should have started */
+	uint64_t issued;		/* when it was issued */
+};
+
 /*
- * The earliest expected end among the ranges on the device, or 0 when
- * one of them has none (its end cannot be told: poll for it).
+ * The pending range on the device expected to end first; eta 0 when one
+ * of them has no estimate (its end cannot be told: poll for it).
  */
-static uint64_t cx_next_eta(struct accel_cuda *cx)
+static struct cx_plan cx_next_plan(struct accel_cuda *cx)
 {
+	struct cx_plan p = { UINT64_MAX, 0, 0 };
 	struct cx_range *r;
-	uint64_t next = UINT64_MAX;
 	unsigned int n = 0;
 
 	pthread_mutex_lock(&cx->lock);
@@ -660,42 +684,77 @@ static uint64_t cx_next_eta(struct accel_cuda *cx)
 		if (!r->need_ev)
 			continue;
 		if (!r->eta) {
-			next = 0;
+			p.eta = 0;
 			break;
 		}
-		if (r->eta < next)
-			next = r->eta;
+		if (r->eta < p.eta) {
+			p.eta = r->eta;
+			p.run = r->t_run;
+			p.issued = r->t_close;
+		}
 	}
 	pthread_mutex_unlock(&cx->lock);
-	return next == UINT64_MAX ? 0 : next;
+	if (p.eta == UINT64_MAX)
+		p.eta = 0;
+	return p;
 }
+
+/* A sleep shorter than this is not worth its wake-up: poll instead. */
+#define CX_SLEEP_MIN_NS		2000ULL
 
 /*
  * Between two polls of a hybrid wait that began at @start: until when to
- * sleep (mono ns), or 0 to poll again at once. Half of what remains
- * until the earliest expected end; within wake_ns of it, poll; past it,
- * or with no estimate, poll for spin_ns, then sleep a thirty-second of
- * the time waited so far (at most CX_SLICE_MAX_NS) between polls: the
- * end is then seen well enough to learn the rate from
- * (cx_rate_learn_locked()).
+ * sleep (mono ns), or 0 to poll again at once. With the first expected
+ * end E of a range that should have started at S and was issued at I
+ * (cx_range_plan_locked()):
+ *
+ *  - before the middle of its expected run, S + (E - S) / 2, sleep
+ *    towards it (io_uring's hybrid polling sleeps half the expected
+ *    time); in the second half sleep towards E - wake_ns; within wake_ns
+ *    of E, and spin_ns past it, poll;
+ *  - each sleep is at most an eighth (first half) or a sixty-fourth
+ *    (second half) of the time since I, so that an estimate that is
+ *    wrong and too slow (a rate learned under load) cannot keep the
+ *    waiter asleep past the real end by more than that share of the
+ *    range's time;
+ *  - past E + spin_ns (the estimate was early: the device is shared),
+ *    sleep a 128th of the time since I between polls, or with no
+ *    estimate, after spin_ns of polling, a thirty-second of the time
+ *    waited; at most CX_SLICE_MAX_NS either way.
+ *
+ * A sleep never ends past E - wake_ns while E is ahead.
  */
 static uint64_t cx_hybrid_next(struct accel_cuda *cx, uint64_t start,
 			       uint64_t now)
 {
-	uint64_t next = cx_next_eta(cx), since, slice;
+	struct cx_plan p = cx_next_plan(cx);
+	uint64_t until, cap, since, slice;
 
-	if (next > now) {
-		uint64_t rem = next - now;
+	if (p.eta > now) {
+		uint64_t mid = p.run + (p.eta - p.run) / 2;
+		uint64_t ran = now > p.issued ? now - p.issued : 0;
 
-		return rem <= 2 * cx->cfg.wake_ns ? 0 : now + rem / 2;
+		if (p.eta - now <= cx->cfg.wake_ns)
+			return 0;
+		if (now < mid) {
+			until = mid;
+			cap = ran / 8;
+		} else {
+			until = p.eta - cx->cfg.wake_ns;
+			cap = ran / 64;
+		}
+		if (until > now + cap)
+			until = now + cap;
+		return until < now + CX_SLEEP_MIN_NS ? 0 : until;
 	}
-	since = next > start ? next : start;
+	since = p.eta > start ? p.eta : start;
 	if (now - since < cx->cfg.spin_ns)
 		return 0;
-	slice = (now - start) / 32;
+	slice = p.eta ? (now - (p.issued < start ? p.issued : start)) / 128 :
+		(now - start) / 32;
 	if (slice > CX_SLICE_MAX_NS)
 		slice = CX_SLICE_MAX_NS;
-	return slice < 2000 ? 0 : now + slice;
+	return slice < CX_SLEEP_MIN_NS ? 0 : now + slice;
 }
 
 /*
@@ -731,8 +790,8 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	int ret;
 
 	/* The submissions before this are not a burst with those after. */
-	if (cx && !atomic_load_explicit(&cx->is.waited, memory_order_relaxed))
-		atomic_store(&cx->is.waited, true);
+	if (cx && atomic_load_explicit(&cx->is.since_wait, memory_order_relaxed))
+		atomic_store(&cx->is.since_wait, 0);
 	ret = poll(ctx, arg, 0);
 	if (ret != -ETIME || !cx || !cx_busy(cx)) {
 		if (!ret && cx)

@@ -164,6 +164,9 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 	pthread_mutex_lock(&cx->lock);
 	for (r = first; r; r = r->next) {
 		cx_range_plan_locked(cx, r, now);
+		/* Streams of one pass share the device: none runs alone. */
+		if (count > 1)
+			r->t_start = 0;
 		r->s->npending++;
 		r->s->tail_r = r;
 	}
@@ -254,15 +257,16 @@ static void cx_issuer_wake(struct accel_cuda *cx)
 }
 
 /*
- * Is this submission part of a burst? It is when no wait began since the
- * previous submission and the context's earlier work is still on its
- * way (pending on the device, being issued, or the issuer is hot). A
- * round trip (submit, wait, submit, ...) is never one: its next copy
- * is issued by the thread that submits it, without a hand-off.
+ * Is this submission part of a burst? It is when at least two came since
+ * a wait began and the context's earlier work is still on its way
+ * (pending on the device, being issued, or the issuer is hot). A round
+ * trip (submit, wait, submit, ...) is never one, nor a copy there and
+ * back before a wait: those are issued by the thread that submits them,
+ * without a hand-off.
  */
 static bool cx_burst(struct accel_cuda *cx)
 {
-	if (atomic_exchange(&cx->is.waited, false))
+	if (atomic_fetch_add(&cx->is.since_wait, 1) < 2)
 		return false;
 	return atomic_load(&cx->cmp.npending) || atomic_load(&cx->is.issuing) ||
 	       atomic_load(&cx->is.hot);
@@ -343,7 +347,7 @@ static void cx_issuer_hot(struct accel_cuda *cx)
 		}
 		/* A wait began: the burst is over, its next copy is inline. */
 		if (cx_mono_ns() >= until || atomic_load(&cx->is.stopping) ||
-		    atomic_load(&cx->is.waited)) {
+		    !atomic_load(&cx->is.since_wait)) {
 			atomic_store(&cx->is.hot, false);
 			/* A kick that saw hot still set: ours to serve. */
 			if (!atomic_load(&cx->is.kick))
