@@ -33,8 +33,9 @@
  *
  *  - completion (done.c): a range gets no completion marker when it is
  *    enqueued: one is written on the stream, after its newest range, when
- *    someone is about to wait for it (a waiter, a stream query, the
- *    completion thread about to sleep) or when the stream went quiet
+ *    someone is about to wait for it (a waiter, unless a burst is still
+ *    being issued; a stream query; the completion thread about to sleep)
+ *    or when the stream went quiet
  *    (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
  *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
  *    stream. The marker is a cudaEventRecord polled with cudaEventQuery,

@@ -496,10 +496,17 @@ static bool cx_report(struct accel_cuda *cx, struct cx_range **done,
 static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter,
 				   bool *refetch)
 {
+	/*
+	 * A waiter has a completion marker recorded at once, unless a burst
+	 * is still being issued: its markers then come lazily (when the
+	 * stream goes quiet), not one per poll between the issuer's copies.
+	 */
+	bool force = waiter && !atomic_load(&cx->is.issuing) &&
+		     !atomic_load(&cx->is.hot);
 	unsigned int n, i;
 
 	pthread_mutex_lock(&cx->lock);
-	n = cx_take_ready_locked(cx, cx->cmp.done, cx->cmp.done_max, waiter);
+	n = cx_take_ready_locked(cx, cx->cmp.done, cx->cmp.done_max, force);
 	pthread_mutex_unlock(&cx->lock);
 	if (!n)
 		return 0;
@@ -701,6 +708,8 @@ static struct cx_plan cx_next_plan(struct accel_cuda *cx)
 
 /* A sleep shorter than this is not worth its wake-up: poll instead. */
 #define CX_SLEEP_MIN_NS		2000ULL
+/* Polling, the hybrid wait looks at its plan again this often. */
+#define CX_REPLAN_NS		2000ULL
 
 /*
  * Between two polls of a hybrid wait that began at @start: until when to
@@ -784,9 +793,10 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			 void *arg, uint64_t deadline)
 {
 	struct accel_cuda *cx = cx_of(ctx);
+	uint64_t start, replan = 0;
 	bool refetch = false;
+	unsigned int iter;
 	long slack = -1;
-	uint64_t start;
 	int ret;
 
 	/* The submissions before this are not a burst with those after. */
@@ -800,16 +810,24 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	}
 	start = cx_mono_ns();
 	atomic_fetch_add(&cx->cmp.helpers, 1);
-	for (;;) {
+	for (iter = 0;; iter++) {
+		unsigned int got = 0;
 		uint64_t now, until;
 
 		if (!pthread_mutex_trylock(&cx->cmp.report_lock)) {
-			cx_poll_locked(cx, true, &refetch);
+			got = cx_poll_locked(cx, true, &refetch);
 			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
-		ret = poll(ctx, arg, 0);
-		if (ret != -ETIME || !cx_busy(cx))
-			break;
+		/*
+		 * The transport's answer changes with a report: ask it after
+		 * ours, and every eighth time (another thread's, a host
+		 * event), so that a poll of the device is all a turn costs.
+		 */
+		if (got || !(iter & 7) || !cx_busy(cx)) {
+			ret = poll(ctx, arg, 0);
+			if (ret != -ETIME || !cx_busy(cx))
+				break;
+		}
 		now = cx_mono_ns();
 		if (now >= deadline)
 			break;
@@ -819,8 +837,14 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			cx_pause();
 			continue;
 		}
+		/* Polling: the plan is looked at again after a while. */
+		if (now < replan) {
+			cx_pause();
+			continue;
+		}
 		until = cx_hybrid_next(cx, start, now);
 		if (!until) {
+			replan = now + CX_REPLAN_NS;
 			cx_pause();
 			continue;
 		}
