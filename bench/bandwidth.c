@@ -549,6 +549,7 @@ static void fill_2d_rows(accel_stream_t s, const struct bufs *lb,
 	const size_t w = 4096, pitch = 8192;
 	unsigned int k, r;
 
+	(void)stream;	/* a cudaStream_t, where CUDA is built in */
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t size = sizes[k], rows = size / pitch, y;
 		unsigned int reps = reps_for(size);

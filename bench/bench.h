@@ -87,6 +87,8 @@ static inline accel_context *bench_ctx(int *gpu)
  * rows are in
  * GB/s and their ratio is libaccel / baseline; latency rows are in us and
  * their ratio is libaccel / baseline as well (lower is better there).
+ * --trace sets ACCEL_TRACE=1: libaccel's cuda backend then logs, as each
+ * context goes, the median time of every phase of its copies.
  */
 static FILE *bench_csv;
 static const char *bench_prog;
@@ -100,8 +102,11 @@ static inline void bench_csv_open(const char *prog, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
 			path = argv[++i];
+		} else if (!strcmp(argv[i], "--trace")) {
+			/* Before any context: libaccel reads it at creation. */
+			setenv("ACCEL_TRACE", "1", 1);
 		} else {
-			fprintf(stderr, "usage: %s [--csv FILE]\n", prog);
+			fprintf(stderr, "usage: %s [--csv FILE] [--trace]\n", prog);
 			exit(2);
 		}
 	}

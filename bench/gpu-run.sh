@@ -97,10 +97,18 @@ done
 rm -f "$OUT/latency.csv" "$OUT/bandwidth.csv"
 run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency \
 	--csv "$OUT/latency.csv"
-# The same with libaccel's breakdown (ACCEL_TRACE=1): where a copy's time
-# goes, submit -> fetch -> enqueued -> seen done -> COMPLETE -> waiter.
-run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 env ACCEL_TRACE=1 \
-	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
+# The same with libaccel's breakdown (--trace, ACCEL_TRACE=1): per row,
+# the median of each phase (submit -> fetched -> CUDA call -> returned ->
+# seen done -> retired -> waiter returned), the CUDA calls per range and
+# the thread hand-offs; then with the issuer off and with host words.
+run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 \
+	env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency --trace
+run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_ISSUER=0" 120 \
+	env ACCEL_CUDA_ISSUER=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --trace
+run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_COMPLETION=word" 120 \
+	env ACCEL_CUDA_COMPLETION=word BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --trace
 # Without coalescing contiguous copies: the batch row is then one
 # cudaMemcpyBatchAsync of 64, like the raw baseline next to it.
 run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \
@@ -109,16 +117,16 @@ run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \
 # itself switched off, raw CUDA in every run: completion seen on a host
 # word (raw: cuStreamWriteValue32 polled, in every latency run) against
 # events; the issuer off (every copy issued by the thread that submits:
-# the "64 calls per sync" row); the hybrid wait on (off by default).
+# the "64 calls per sync" row); the hybrid wait off (on by default).
 run "latency, cuda, ACCEL_CUDA_COMPLETION=word" 120 \
 	env ACCEL_CUDA_COMPLETION=word BENCH_ITERS=${BENCH_ITERS:-2000} \
 	./bench/latency --csv "$OUT/latency-word.csv"
 run "latency, cuda, ACCEL_CUDA_ISSUER=0 (decoupled issue off)" 120 \
 	env ACCEL_CUDA_ISSUER=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
 	./bench/latency --csv "$OUT/latency-noissuer.csv"
-run "latency, cuda, ACCEL_CUDA_HYBRID=1 (hybrid wait on)" 120 \
-	env ACCEL_CUDA_HYBRID=1 BENCH_ITERS=${BENCH_ITERS:-2000} \
-	./bench/latency --csv "$OUT/latency-hybrid.csv"
+run "latency, cuda, ACCEL_CUDA_HYBRID=0 (hybrid wait off)" 120 \
+	env ACCEL_CUDA_HYBRID=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --csv "$OUT/latency-hybrid-off.csv"
 # Pinned H2D/D2H/D2D on 1, 2, 4 streams, duplex, pageable both ways at
 # every size, and registration (1 GiB, 4 GiB) next to cudaHostRegister.
 run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
@@ -128,11 +136,11 @@ run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
 # The pinned and duplex rows again (where the wait's wake-up showed: D2D
 # 1 MiB - 1 GiB, H2D 1 MiB, duplex) with the hybrid wait off, and with
 # completion by host word.
-run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=1" 300 \
-	env ACCEL_CUDA_HYBRID=1 BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
+run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=0" 300 \
+	env ACCEL_CUDA_HYBRID=0 BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
-	--csv "$OUT/bandwidth-hybrid.csv"
+	--csv "$OUT/bandwidth-hybrid-off.csv"
 run "bandwidth, cuda, pinned rows, ACCEL_CUDA_COMPLETION=word" 300 \
 	env ACCEL_CUDA_COMPLETION=word BENCH_PINNED_ONLY=1 \
 	BENCH_REPS=${BENCH_REPS:-3} BENCH_BYTES=${BENCH_BYTES:-536870912} \

@@ -20,6 +20,7 @@
 #include "helpers.h"
 
 static long (*f_count)(const char *name);
+static long (*f_tcount)(const char *name);
 static void (*f_hold)(int on);
 static long (*f_held)(void);
 static void (*f_fail_dst)(void *p);
@@ -34,13 +35,15 @@ static int fake_hooks(void)
 
 	if (h) {
 		f_count = (long (*)(const char *))dlsym(h, "fake_cuda_count");
+		f_tcount = (long (*)(const char *))dlsym(h,
+						       "fake_cuda_thread_count");
 		f_hold = (void (*)(int))dlsym(h, "fake_cuda_hold");
 		f_held = (long (*)(void))dlsym(h, "fake_cuda_held");
 		f_fail_dst = (void (*)(void *))dlsym(h, "fake_cuda_fail_dst");
 		f_rate = (void (*)(long))dlsym(h, "fake_cuda_rate");
 		f_busy = (int (*)(void))dlsym(h, "fake_cuda_busy");
 	}
-	if (!h || !f_count || !f_hold || !f_held || !f_fail_dst || !f_rate ||
+	if (!h || !f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
 	    !f_busy) {
 		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
 		return T_SKIP;
@@ -61,23 +64,6 @@ static bool no_batch(void)
 	return env_is("FAKE_CUDA_BATCH", "0") || env_is("ACCEL_CUDA_NO_BATCH", "1");
 }
 
-/*
- * A context whose issuer, once woken, stays hot for the whole test; NULL
- * and *skip with ACCEL_CUDA_ISSUER=0 (every copy is then issued by the
- * thread that submits it, so a held copy call would hold the test).
- */
-static accel_context *hot_ctx(int *skip)
-{
-	*skip = 0;
-	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
-		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
-		*skip = 1;
-		return NULL;
-	}
-	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
-	return t_ctx();
-}
-
 /* Until the issuer blocks inside the held copy call (no timing). */
 static int wait_held(long n)
 {
@@ -92,35 +78,55 @@ static int wait_held(long n)
 }
 
 /*
- * The start of a test of the issuer: T_PASS with a stream *@s of a
- * hot_ctx() and the stand-in's hooks there, else T_SKIP (or T_FAIL).
+ * A context whose issuer, once woken, stays hot until a wait begins and
+ * whose completion thread leaves pending work alone for 10 s (so that a
+ * copy stays pending, and the next one is a burst's, however slowly this
+ * thread runs); NULL and *skip with ACCEL_CUDA_ISSUER=0 (every copy is
+ * then issued by the thread that submits it, so a held copy call would
+ * hold the test).
  */
-static int hot_start(accel_stream_t *s)
+static accel_context *hot_ctx(int *skip)
 {
-	int skip;
+	accel_context *ctx;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
-	return T_PASS;
+	*skip = 0;
+	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
+		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
+		*skip = 1;
+		return NULL;
+	}
+	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
+	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
+	ctx = t_ctx();
+	unsetenv("ACCEL_CUDA_LAZY_US");
+	return ctx;
 }
 
-/* 64 bytes @src to @dst on @s, waited for: the issuer thread is awake. */
-static int warm(accel_stream_t s, void *dst, const void *src)
+/*
+ * The two copies that follow a wait are issued inline; the third, with
+ * them still pending and no wait between, is a burst's: handed to the
+ * issuer, which blocks in the held copy call. Copies 64 bytes each from
+ * @h to @d, @h + 64 to @d + 64, @h + 128 to @d + 128. Returns 1 once the
+ * issuer blocks.
+ */
+static int start_burst(accel_stream_t s, void *d, const void *h)
 {
-	CHECK_OK(accel_memcpy_async(s, dst, src, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	return T_PASS;
-}
+	long copies = f_tcount("cudaMemcpyAsync");
+	unsigned int i;
 
-/* 64 bytes @src to @dst on @s, the issuer held inside that copy call. */
-static int hold_issuer(accel_stream_t s, void *dst, const void *src)
-{
-	f_hold(1);
-	CHECK_OK(accel_memcpy_async(s, dst, src, 64, ACCEL_MEMCPY_H2D));
-	CHECK(wait_held(1));
-	return T_PASS;
+	for (i = 0; i < 3; i++) {
+		if (i == 2) {
+			/* The first two went down from this thread. */
+			if (f_tcount("cudaMemcpyAsync") != copies + 2)
+				return 0;
+			f_hold(1);
+		}
+		if (accel_memcpy_async(s, (char *)d + 64 * i,
+				       (const char *)h + 64 * i, 64,
+				       ACCEL_MEMCPY_H2D))
+			return 0;
+	}
+	return wait_held(1);
 }
 
 static unsigned char *host_buf(size_t n)
@@ -162,6 +168,88 @@ static int isolated_copy_issued_at_once(void)
 	return T_PASS;
 }
 
+/* The stand-in's calls @name made so far: by anyone, by this thread. */
+struct calls {
+	long all, mine;
+};
+
+static struct calls calls(const char *name)
+{
+	struct calls c = { f_count(name), f_tcount(name) };
+
+	return c;
+}
+
+/* Made since @c, all of them by this thread? How many. */
+static long calls_mine(const char *name, struct calls c, bool *all_mine)
+{
+	long all = f_count(name) - c.all, mine = f_tcount(name) - c.mine;
+
+	if (all != mine)
+		*all_mine = false;
+	return all;
+}
+
+/*
+ * Round trips (one copy, then a synchronize), 200 of them: the thread
+ * that waits finds each completion itself. Every CUDA call of a round
+ * trip is made by this thread (the copy by the submit, the completion
+ * marker and its queries by the wait: no hand-off to the issuer or the
+ * completion thread, whose window of lazy_ns is made long enough here
+ * that a slow machine cannot open it), and there are no more of them than
+ * raw CUDA makes: one cudaMemcpyAsync and one marker (cudaEventRecord,
+ * or cuStreamWriteValue32 with host words) per trip, no batch call and no
+ * blocking wait.
+ */
+static int round_trip_no_hand_off(void)
+{
+	const unsigned int trips = 200;
+	struct calls cp, rec, wr, q, sy, bt;
+	bool mine = true;
+	long markers;
+	unsigned char *h;
+	accel_stream_t s;
+	unsigned int i;
+	void *d;
+
+	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
+	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
+	CHECK(t_ctx());
+	unsetenv("ACCEL_CUDA_LAZY_US");
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	h = host_buf(64);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, &d, 64));
+	/* The stream's first copy creates its CUDA stream: not counted. */
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	cp = calls("cudaMemcpyAsync");
+	bt = calls("cudaMemcpyBatchAsync");
+	rec = calls("cudaEventRecord");
+	wr = calls("cuStreamWriteValue32");
+	q = calls("cudaEventQuery");
+	sy = calls("cudaEventSynchronize");
+	for (i = 0; i < trips; i++) {
+		t_fill(h, 64, i);
+		CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		CHECK(t_check_fill(d, 64, i));
+	}
+	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) == trips);
+	markers = calls_mine("cudaEventRecord", rec, &mine) +
+		  calls_mine("cuStreamWriteValue32", wr, &mine);
+	printf("# %u round trips: %ld markers, %ld event queries, all by this thread: %s\n",
+	       trips, markers, calls_mine("cudaEventQuery", q, &mine),
+	       mine ? "yes" : "no");
+	CHECK(markers == trips);
+	CHECK(calls_mine("cudaMemcpyBatchAsync", bt, &mine) == 0);
+	CHECK(calls_mine("cudaEventSynchronize", sy, &mine) == 0);
+	CHECK(mine);
+	return T_PASS;
+}
+
 /*
  * One thread: a copy is being issued (held inside cudaMemcpyAsync) while
  * the same thread submits 16 more; each returns at once, and the 16 go
@@ -170,7 +258,7 @@ static int isolated_copy_issued_at_once(void)
  */
 static int burst_batched_while_issuing(void)
 {
-	int ret;
+	int skip;
 	const unsigned int k = 16;
 	unsigned char *h;
 	accel_stream_t s;
@@ -178,18 +266,20 @@ static int burst_batched_while_issuing(void)
 	unsigned int i;
 	char *d;
 
-	ret = hot_start(&s);
-	if (ret != T_PASS)
-		return ret;
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	h = host_buf(128 * (k + 2));
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
 	t_fill(h, 128 * (k + 2), 2);
-	/* Warm: this one goes down inline and wakes the issuer. */
-	CHECK_OK(warm(s, d, h));
+	/* Warm: this one goes down inline. */
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 
 	/* The issuer is inside the copy call; this thread is not. */
-	CHECK_OK(hold_issuer(s, d + 128, h + 128));
+	CHECK(start_burst(s, d, h));
 	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
 	items = f_count("batch_items");
@@ -214,7 +304,9 @@ static int burst_batched_while_issuing(void)
 		CHECK(f_count("batch_items") == items + k);
 		CHECK(f_count("cudaMemcpyAsync") == copies);
 	}
-	for (i = 0; i < k + 2; i++)
+	/* The three that started the burst, then the 16. */
+	CHECK(!memcmp(d, h, 192));
+	for (i = 2; i < k + 2; i++)
 		CHECK(!memcmp(d + 128 * i, h + 128 * i, 64));
 
 	/* Alone: one cudaMemcpyAsync, no batch call. */
@@ -237,15 +329,16 @@ static int burst_batched_while_issuing(void)
  */
 static int burst_keeps_order(void)
 {
-	int ret;
+	int skip;
 	unsigned char *h1, *h2, *out;
 	accel_stream_t s;
 	unsigned int i;
 	char *d;
 
-	ret = hot_start(&s);
-	if (ret != T_PASS)
-		return ret;
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	h1 = host_buf(4096);
 	h2 = host_buf(4096);
 	out = host_buf(4096);
@@ -254,9 +347,10 @@ static int burst_keeps_order(void)
 	t_fill(h1, 4096, 3);
 	t_fill(h2, 4096, 4);
 	memset(out, 0, 4096);
-	CHECK_OK(warm(s, d, h1));
+	CHECK_OK(accel_memcpy_async(s, d, h1, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 
-	CHECK_OK(hold_issuer(s, d + 4096, h1));
+	CHECK(start_burst(s, d + 4096, h1));
 	for (i = 0; i < 8; i++) {
 		/* Written from h1, then over it from h2, then read. */
 		CHECK_OK(accel_memcpy_async(s, d + 256 * i, h1 + 256 * i, 256,
@@ -282,25 +376,27 @@ static int burst_keeps_order(void)
  */
 static int error_mid_batch_fails_its_stream(void)
 {
-	int ret;
+	int skip;
 	const unsigned int k = 8, bad = 4;
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	char *d1, *d2;
 	unsigned int i;
 
-	ret = hot_start(&s1);
-	if (ret != T_PASS)
-		return ret;
+	CHECK(hot_ctx(&skip) || skip);
+	if (skip || fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
 	h = host_buf(128 * k);
 	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 1)));
+	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 2)));
 	CHECK_OK(accel_malloc(NULL, (void **)&d2, 128 * k));
 	t_fill(h, 128 * k, 5);
-	CHECK_OK(warm(s1, d1 + 128 * k, h));
+	CHECK_OK(accel_memcpy_async(s1, d1 + 128 * k, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
 
-	CHECK_OK(hold_issuer(s1, d1 + 128 * k, h));
+	CHECK(start_burst(s1, d1 + 128 * k, h));
 	f_fail_dst(d1 + 128 * bad);
 	for (i = 0; i < k; i++) {
 		CHECK_OK(accel_memcpy_async(s1, d1 + 128 * i, h + 128 * i, 64,
@@ -338,11 +434,15 @@ static int completion_by_host_word(void)
 	long writes, queries;
 	accel_stream_t s;
 	unsigned int i;
+	bool ours;
 	void *d;
 
+	ours = !getenv("ACCEL_CUDA_COMPLETION");
 	setenv("ACCEL_CUDA_COMPLETION", "word", 1);
 	CHECK(t_ctx());
-	unsetenv("ACCEL_CUDA_COMPLETION");
+	/* The caller's choice holds for the tests after this one. */
+	if (ours)
+		unsetenv("ACCEL_CUDA_COMPLETION");
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
@@ -424,13 +524,93 @@ static int wait_for_long_copies(void)
 	return T_PASS;
 }
 
+/*
+ * The hybrid wait with a rate that is wrong and too slow: the stand-in's
+ * device is modelled at 240 ns per byte while the waiter learns (two
+ * 1 MiB copies alone), then a 1 MiB copy on one stream is modelled to
+ * take 420 ms and, issued right after it, a 4 MiB copy on another at 2.5
+ * ns per byte (10.5 ms; the learnt rate is 96 times too slow for it). Its
+ * estimate is 1 s: a waiter sleeping half the estimate would return after
+ * the other stream's copy ended; bounded (a sleep is at most an eighth of
+ * the time since the range was issued, cx_hybrid_next()), it returns with
+ * that copy still running on the modelled device, and never before its
+ * own copy is done. The margins are wide (hundreds of ms) so that a busy
+ * machine does not decide the outcome.
+ */
+static int hybrid_wrong_slow_rate_bounded(void)
+{
+	accel_stream_t s1, s2;
+	unsigned char *h;
+	unsigned int i;
+	bool ours, busy;
+	char *d;
+
+	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
+		printf("# host words are written at once by the stand-in: not modelled\n");
+		return T_SKIP;
+	}
+	if (env_is("ACCEL_CUDA_HYBRID", "0")) {
+		printf("# ACCEL_CUDA_HYBRID=0: no hybrid wait\n");
+		return T_SKIP;
+	}
+	ours = !getenv("ACCEL_CUDA_HYBRID");
+	if (ours)
+		setenv("ACCEL_CUDA_HYBRID", "1", 1);
+	CHECK(t_ctx());
+	if (ours)
+		unsetenv("ACCEL_CUDA_HYBRID");
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
+	h = host_buf(4 << 20);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 8 << 20));
+	t_fill(h, 4 << 20, 9);
+	/* Both streams exist on the device before anything is timed. */
+	CHECK_OK(accel_memcpy_async(s1, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s2, d + (4 << 20), h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+
+	f_rate(240000);
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(accel_memcpy_async(s1, d, h, 1 << 20, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+		CHECK(!f_busy());
+	}
+	f_rate(400000);
+	CHECK_OK(accel_memcpy_async(s2, d + (4 << 20), h, 1 << 20,
+				    ACCEL_MEMCPY_H2D));
+	/* On the modelled device (issued by this thread: at once). */
+	for (i = 0; i < 100000000U && !f_busy(); i++)
+		sched_yield();
+	CHECK(f_busy());
+	f_rate(2500);
+	CHECK_OK(accel_memcpy_async(s1, d, h, 4 << 20, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+	/* Not late: the other one is not done (asked first: checking is slow). */
+	busy = f_busy();
+	printf("# 4 MiB copy waited for, 420 ms copy beside it still running: %s\n",
+	       busy ? "yes" : "no");
+	CHECK(busy);
+	/* Not early: its copy is done. */
+	CHECK(t_check_fill(d, 4 << 20, 9));
+	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
+	CHECK(!f_busy());
+	f_rate(0);
+	CHECK(t_check_fill(d + (4 << 20), 1 << 20, 9));
+	return T_PASS;
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
-		T(isolated_copy_issued_at_once),
+		T(isolated_copy_issued_at_once), T(round_trip_no_hand_off),
 		T(burst_batched_while_issuing), T(burst_keeps_order),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(wait_for_long_copies),
+		T(hybrid_wrong_slow_rate_bounded),
 	};
 
 	/* This program is about the CUDA backend, whatever the caller says. */

@@ -36,6 +36,7 @@ static int cx_fail_start(bool quiet, int ret, const char *fmt, ...)
 
 static void cx_free_arrays(struct accel_cuda *cx)
 {
+	cx_trace_fini(cx);
 	free(cx->is.items);
 	free(cx->is.touched);
 	free(cx->cmp.done);
@@ -102,7 +103,7 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	/* The executor pipeline's switches (cuda.h), to compare on and off. */
 	cx->cfg.issuer = env_uint("ACCEL_CUDA_ISSUER", 1) != 0;
 	cx->cfg.issue_spin_ns = env_uint("ACCEL_CUDA_ISSUE_SPIN_US", 2) * 1000ULL;
-	cx->cfg.hybrid = env_uint("ACCEL_CUDA_HYBRID", 0) != 0;
+	cx->cfg.hybrid = env_uint("ACCEL_CUDA_HYBRID", 1) != 0;
 	cx->cfg.wake_ns = env_uint("ACCEL_CUDA_WAKE_US", 20) * 1000ULL;
 	{
 		const char *c = getenv("ACCEL_CUDA_COMPLETION");
@@ -110,6 +111,10 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 		cx->cfg.word = c && !strcmp(c, "word") && cx_rt.write32 &&
 			       cx_rt.cudaHostAlloc && cx_rt.cudaFreeHost &&
 			       cx_rt.cudaHostGetDevicePointer;
+	}
+	if (cx_trace_init(cx)) {
+		free(cx);
+		return -ENOMEM;
 	}
 	cx->is.fetch_max = CX_FETCH_MAX;
 	if (cx->is.fetch_max > ctx->info.max_submit)

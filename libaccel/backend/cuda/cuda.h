@@ -6,15 +6,19 @@
  * The executor pipeline, in three parts:
  *
  *  - issue (issue.c, enqueue.c): SUBMIT returns once the transport holds the
- *    descriptors; issuing them to CUDA is decoupled from it. A copy that
- *    finds the issuer cold (nothing issued for ACCEL_CUDA_ISSUE_SPIN_US,
- *    2: a burst's calls come closer, a round trip's next copy later; 20
- *    cost a round trip 18.7-20.9 us against 13.6-14.7 on the H200) is
- *    issued at once from the submitting thread (no hand-off, the
- *    latency of an isolated copy), and the issuer thread is woken; while
- *    it is hot it takes every later submission, so a burst from one
- *    thread accumulates while the previous issue runs and goes down as
- *    one pass: per stream, independent small copies as one
+ *    descriptors; issuing them to CUDA is decoupled from it. An isolated
+ *    submission (the first after a wait began, or one that finds nothing
+ *    of the context pending or being issued) is issued at once from the
+ *    submitting thread, with no thread woken (no hand-off, the latency of
+ *    an isolated copy: a round trip never involves another thread), and
+ *    so is the next (a copy there and back before a wait). One that
+ *    follows two or more with no wait between while they are still on
+ *    their way is a burst's (cx_burst()): it wakes the issuer thread,
+ *    hot, and returns; while hot (until nothing came for
+ *    ACCEL_CUDA_ISSUE_SPIN_US, 2, or a wait begins) the issuer takes
+ *    every later submission, so a burst from one thread accumulates while
+ *    the previous issue runs and goes down as one pass: per stream,
+ *    independent small copies as one
  *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
  *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
  *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
@@ -29,8 +33,9 @@
  *
  *  - completion (done.c): a range gets no completion marker when it is
  *    enqueued: one is written on the stream, after its newest range, when
- *    someone is about to wait for it (a waiter, a stream query, the
- *    completion thread about to sleep) or when the stream went quiet
+ *    someone is about to wait for it (a waiter, unless a burst is still
+ *    being issued; a stream query; the completion thread about to sleep)
+ *    or when the stream went quiet
  *    (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
  *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
  *    stream. The marker is a cudaEventRecord polled with cudaEventQuery,
@@ -39,31 +44,43 @@
  *    reads (the driver call reached through
  *    cudaGetDriverEntryPointByVersion; events where it is missing). An
  *    event is still recorded where one is needed to sleep on or to learn
- *    of an asynchronous error. The completion thread takes ranges in
- *    order per stream and reports them with one ACCEL_IOC_EXEC_COMPLETE,
- *    so that the transport retires, unpins and wakes waiters; idle, it
- *    sleeps on a condition variable;
+ *    of an asynchronous error. The completion thread reports what nobody
+ *    waits for: it takes ranges in order per stream and reports them with
+ *    one ACCEL_IOC_EXEC_COMPLETE, so that the transport retires, unpins
+ *    and wakes waiters, but leaves a range alone while a waiter polls and
+ *    for its first ACCEL_CUDA_LAZY_US (a waiter is likely on its way).
+ *    Idle, it dozes in CX_DOZE_NS timed sleeps, during which a submission
+ *    does not wake it, and after CX_DOZE_MAX_NS with nothing pending
+ *    sleeps until one does; blocked on an event in the driver it holds no
+ *    lock a waiter needs. A fetch pass follows a report only when it may
+ *    find work: a HOST_SIGNAL retired (a HOST_WAIT may go now) or a range
+ *    failed;
  *
  *  - waiting (done.c): a waiter whose context has work on the device
  *    polls completions itself and reports them, so that its wait returns
- *    without a thread hand-off. Hybrid (io_uring's hybrid polling): every
- *    range carries when it should be done, from its bytes per direction
- *    and its stream's measured ns per byte (learned from completions seen
- *    while polling); the waiter sleeps half of what remains until the
- *    earliest pending range's expected end, again and again, and polls
- *    once it is within ACCEL_CUDA_WAKE_US (20) of it. It sleeps in the
- *    transport's own wait (with a 1 us timer slack), so that what it
- *    waits for still wakes it at once if it comes from elsewhere (a
- *    host event, another thread's report). Past the expected
- *    end, or with nothing to go by, it polls for ACCEL_CUDA_SPIN_US (50)
- *    and then sleeps in short slices (a thirty-second of the time waited
- *    so far, at most 1 ms) between polls. It never spins idle, and is late after a long
- *    copy by at most the slice it slept in. ACCEL_CUDA_HYBRID=1 turns it on; off (the default,
- *    since on the H200 it lost large pinned copies most of their
- *    bandwidth, bench/README.md), the
- *    earlier spin-then-sleep (poll ACCEL_CUDA_SPIN_US, then sleep in the
- *    transport while the completion thread sleeps on a blocking-sync
- *    event).
+ *    without a thread hand-off. Hybrid (io_uring's hybrid polling, on by
+ *    default): every range carries when it should be done, from its
+ *    bytes per direction and the fastest ns per byte its stream (or the
+ *    context) was seen to move that direction at, learned from ranges
+ *    that ran alone in the context, timed from their issue to the poll
+ *    that saw them done (an upper bound of their time: a late sighting
+ *    never slows the estimate, and a rate learned too slow is corrected
+ *    by the first faster completion); so the estimate errs early. The
+ *    waiter sleeps towards the middle of the earliest pending range's
+ *    expected run, then towards ACCEL_CUDA_WAKE_US (20) before its end,
+ *    and polls from there; no sleep is longer than an eighth (first
+ *    half) or a sixty-fourth (second half) of the time since the range
+ *    was issued, so that a wrong, too-slow estimate keeps it asleep past
+ *    the real end by at most that share (cx_hybrid_next()). Past the
+ *    expected end it polls ACCEL_CUDA_SPIN_US (50), then sleeps a 128th
+ *    of the range's time between polls; with no estimate, it polls
+ *    ACCEL_CUDA_SPIN_US and then sleeps a thirty-second of the time
+ *    waited (at most 1 ms) between polls. It sleeps in the transport's
+ *    own wait (with a 1 us timer slack), so that what it waits for still
+ *    wakes it at once if it comes from elsewhere (a host event, another
+ *    thread's report). ACCEL_CUDA_HYBRID=0: the earlier spin-then-sleep
+ *    (poll ACCEL_CUDA_SPIN_US, then sleep in the transport while the
+ *    completion thread sleeps on a blocking-sync event).
  *
  * The fetch thread is the issuer: hot, it polls the kick flag; cold, it
  * sleeps on fetch_cond (a safety net every few seconds).
@@ -86,6 +103,8 @@
  *      lock inside an ioctl): every accel_ioctl() is made holding at most
  *      locks 1 and 2, never cx->lock or map_lock, and the transport calls
  *      nothing of the backend back.
+ *   6. cx->tr.lock (ACCEL_TRACE's samples, trace.c): a leaf, taken under
+ *      report_lock or holding nothing.
  *
  * CUDA calls are made without cx->lock except cudaEventQuery in the
  * completion scan and the record (cudaEventRecord or
@@ -184,6 +203,8 @@ void cx_rt_driver(void);
 #define CX_POLL_GAP_NS		1000ULL	/* completion thread, busy */
 #define CX_HELPER_NAP_NS	200000ULL /* completion thread, a waiter polls */
 #define CX_SLICE_MAX_NS		1000000ULL /* longest sleep between polls */
+#define CX_DOZE_NS		50000ULL /* completion thread, idle: a doze */
+#define CX_DOZE_MAX_NS		2000000ULL /* then it sleeps until woken */
 #define CX_SAMPLE_MIN_BYTES	(1U << 20) /* a range that teaches the rate */
 #define CX_WORDS_PER_PAGE	64	/* host words, a cache line each */
 
@@ -227,7 +248,7 @@ struct cx_stream {
 	struct cx_range *tail_r;	/* its newest pending range */
 	struct cx_range *cover;		/* its newest pending range with ->ev */
 	uint64_t eta_tail;		/* when its newest range should end */
-	double nspb[CX_NDIR];		/* measured ns per byte, 0: not yet */
+	double nspb[CX_NDIR];		/* fastest ns per byte seen, 0: none */
 	/*
 	 * ACCEL_CUDA_COMPLETION=word: the stream's word in mapped pinned
 	 * memory (written by the device, read by the host), and the last
@@ -248,6 +269,41 @@ struct cx_wordpage {
 	uint64_t used;			/* bit per slot */
 };
 
+/* ACCEL_TRACE=1: the moments of one range (mono ns; 0: not taken). */
+enum {
+	CX_T_SUBMIT,		/* accel_submit() entered */
+	CX_T_FETCHED,		/* EXEC_FETCH handed it out */
+	CX_T_CALL,		/* its first CUDA call entered */
+	CX_T_CALLED,		/* its last CUDA call returned: enqueued */
+	CX_T_MARKED,		/* its completion marker was recorded */
+	CX_T_SEEN,		/* a poll saw it done */
+	CX_T_RETIRED,		/* EXEC_COMPLETE for it returned */
+	CX_T_WAITER,		/* the wait that saw it returned */
+	CX_T_N
+};
+
+struct cx_sample {
+	uint64_t t[CX_T_N];
+	uint16_t issue_calls;		/* copies, fills, records, waits */
+	uint16_t marker_calls;		/* completion markers recorded */
+	uint16_t queries;		/* cudaEventQuery calls for it */
+	uint8_t by_issuer;		/* issued by the issuer thread */
+	uint8_t by_waiter;		/* seen done by a waiting thread */
+};
+
+/* Take moment @i of @r once (ACCEL_TRACE). */
+#define CX_STAMP(cx, r, i)						\
+	do {								\
+		if ((cx)->cfg.trace && !(r)->smp.t[i])			\
+			(r)->smp.t[i] = cx_mono_ns();			\
+	} while (0)
+/* Count a CUDA call of @r's (ACCEL_TRACE). */
+#define CX_COUNT(cx, r, what)						\
+	do {								\
+		if ((cx)->cfg.trace)					\
+			(r)->smp.what++;				\
+	} while (0)
+
 struct cx_range {
 	struct cx_range *next;
 	struct cx_stream *s;
@@ -266,23 +322,32 @@ struct cx_range {
 	/* Hybrid waiting: what it moves and when it should be done. */
 	uint64_t bytes;
 	unsigned int dir;		/* CX_H2D.., CX_MIXED */
-	uint64_t t_start;		/* issued to an idle stream: then; else 0 */
+	uint64_t t_start;		/* issued to an idle context: then; else 0 */
+	uint64_t closes;		/* cmp.closes when it was issued */
+	uint64_t t_run;			/* when it should start on the device */
 	uint64_t eta;			/* expected end (mono ns), 0: unknown */
 	uint64_t t_notready;		/* last poll that found it not done */
-	/* ACCEL_TRACE: submit, fetch, enqueued, seen done (mono ns). */
-	uint64_t t_submit, t_fetch, t_enq, t_seen;
-	bool seen_by_waiter;
+	bool host_signal;		/* holds a HOST_SIGNAL (see cx_report()) */
+	struct cx_sample smp;		/* ACCEL_TRACE: its moments */
 };
 
-/* ACCEL_TRACE=1: where a copy's time goes, summed per context. */
+/* ACCEL_TRACE=1: the context's ranges, sampled (trace.c). */
+#define CX_TRACE_SAMPLES	16384
 struct cx_trace {
-	_Atomic uint64_t ranges, by_waiter, passes_inline, passes_thread;
-	_Atomic uint64_t passes_issuer, naps, samples;
-	_Atomic uint64_t submit_fetch, fetch_enq, enq_seen, seen_done;
-	_Atomic uint64_t waits, done_woken, done_waiter;
-	_Atomic uint64_t last_done;	/* when the last COMPLETE returned */
+	/*
+	 * Protects ring and nring: the samples of the ranges reported
+	 * last. A leaf, taken under report_lock (a report) or nothing (a
+	 * waiter stamping its return).
+	 */
+	pthread_mutex_t lock;
+	struct cx_sample *ring;
+	uint64_t nring;			/* samples written, ever */
+	/* A submit whose issue the issuer thread took over (mono ns). */
+	_Atomic uint64_t handoff;
+	_Atomic uint64_t passes_inline, passes_thread, passes_issuer;
+	_Atomic uint64_t naps, rate_samples, waiter_sleeps;
+	_Atomic uint64_t wake_issuer, wake_done, done_slept, after_kicks;
 };
-
 struct cx_map_ent {
 	uint32_t handle;
 	uintptr_t base;
@@ -327,6 +392,8 @@ struct cx_issue {
 	atomic_int kick;		/* fetchable work may be waiting */
 	/* The issuer thread polls the kick flag: leave the work to it. */
 	atomic_bool hot;
+	/* Submissions since a wait last began (cx_burst()). */
+	atomic_uint since_wait;
 	atomic_bool stopping;		/* the context is going: cool down */
 	/* A pass is fetching and issuing: ranges are about to be pending. */
 	atomic_uint issuing;
@@ -361,15 +428,10 @@ struct cx_completion {
 	struct accel_exec_done *ents;
 	unsigned int done_max;
 	_Atomic unsigned int helpers;	/* waiters polling completions */
-	/*
-	 * A waiter reported completions: the fetch pass they may enable
-	 * (HOST_WAITs behind them) is left to the completion thread, off
-	 * the waiter's way back, unless that thread sleeps (done_idle).
-	 */
-	atomic_bool kick_deferred;
-	atomic_bool done_idle;
 	/* Under cx->lock. */
 	pthread_cond_t cond;		/* completion thread: work or stop */
+	bool deep_sleep;		/* it sleeps until signalled */
+	cudaEvent_t sync_ev;		/* it is blocked on this event */
 	struct cx_range *head, *tail;	/* pending ranges, fetch order */
 	unsigned int pass;
 	bool stop_done;
@@ -377,8 +439,9 @@ struct cx_completion {
 	unsigned int npool, cappool;
 	struct cx_range *rfree;		/* retired ranges, back to rcache */
 	_Atomic unsigned int npending;	/* also read without the lock */
-	/* Under cx->lock: ns per byte by direction, over all streams. */
+	/* Under cx->lock: fastest ns per byte by direction, any stream. */
 	double nspb[CX_NDIR];
+	uint64_t closes;		/* ranges issued, ever */
 	struct cx_wordpage *words;	/* host word pages */
 };
 
@@ -526,6 +589,11 @@ bool accel_cuda_poll(struct accel_ctx *ctx);
 extern __thread uint64_t cx_tl_submit_ns;
 void accel_cuda_mark_submit(struct accel_ctx *ctx);
 void accel_cuda_trace_wait(struct accel_ctx *ctx);
+int cx_trace_init(struct accel_cuda *cx);
+void cx_trace_fini(struct accel_cuda *cx);
+void cx_trace_ranges(struct accel_cuda *cx, struct cx_range **done,
+		     unsigned int n);
+void cx_trace_waited(struct accel_cuda *cx);
 void cx_trace_print(struct accel_cuda *cx);
 
 

@@ -91,7 +91,10 @@ void cx_words_free(struct accel_cuda *cx)
 	}
 }
 
-/* The ns per byte @r's stream moves @r's direction at; 0: not known. */
+/*
+ * The ns per byte @r's stream moves @r's direction at, the fastest seen
+ * (the context's fastest for a stream that has none yet); 0: not known.
+ */
 static double cx_rate_locked(struct accel_cuda *cx, const struct cx_range *r)
 {
 	if (r->dir >= CX_NDIR)
@@ -100,10 +103,12 @@ static double cx_rate_locked(struct accel_cuda *cx, const struct cx_range *r)
 }
 
 /*
- * A range was issued at @now: when should it be done? After the
- * stream's previous range, at its stream's measured rate. A range the
- * rate does not cover (mixed, or never measured) has no estimate, and
- * neither has what follows it on the stream. Under cx->lock.
+ * A range was issued at @now: when should it be done? It runs after the
+ * stream's previous range (t_run), at its stream's fastest rate, so the
+ * estimate errs early, never late (cx_hybrid_next() polls past it). A
+ * range the rate does not cover (mixed, or never measured) has no
+ * estimate, and neither has what follows it on the stream. Under
+ * cx->lock.
  */
 void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 			  uint64_t now)
@@ -112,8 +117,11 @@ void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 	double nspb = r->need_ev ? cx_rate_locked(cx, r) : 0;
 	uint64_t start = now;
 
-	r->t_start = !s->npending ? now : 0;
+	/* Alone in the context: its time, once seen, tells the rate. */
+	r->t_start = !atomic_load(&cx->cmp.npending) ? now : 0;
+	r->closes = ++cx->cmp.closes;
 	r->eta = 0;
+	r->t_run = now;
 	if (!r->need_ev) {
 		r->eta = s->npending ? s->eta_tail : now;
 		return;
@@ -124,15 +132,28 @@ void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 		if (s->eta_tail > start)
 			start = s->eta_tail;
 	}
+	r->t_run = start;
 	if (nspb > 0)
 		r->eta = start + (uint64_t)(nspb * (double)r->bytes);
 	s->eta_tail = r->eta;
 }
 
+/* Keep @nspb if it is faster than what @slot holds (0: nothing yet). */
+static void cx_rate_min(double *slot, double nspb)
+{
+	if (!*slot || nspb < *slot)
+		*slot = nspb;
+}
+
 /*
- * @r was seen done at @now by a poll: if it ran alone on its stream and
- * the poll before found it not done a moment earlier, it tells the rate
- * of its direction. Under cx->lock.
+ * @r was seen done at @now by a poll. If it ran alone in the context from
+ * its issue (nothing else pending then, nothing issued since), @now minus
+ * its issue is an upper bound of its time on the device, and the better
+ * the closer the poll before found it not done: less half that gap when
+ * the gap is within a sixteenth of it. The stream and the context keep
+ * the fastest rate such a bound gives, per direction: a late sighting
+ * never slows the estimate, and a wrong, slow one is corrected by the
+ * first faster completion. Under cx->lock.
  */
 static void cx_rate_learn_locked(struct accel_cuda *cx, struct cx_range *r,
 				 uint64_t now)
@@ -140,22 +161,18 @@ static void cx_rate_learn_locked(struct accel_cuda *cx, struct cx_range *r,
 	uint64_t took, gap;
 	double nspb;
 
-	if (!r->t_start || !r->t_notready || r->dir >= CX_NDIR ||
-	    r->bytes < CX_SAMPLE_MIN_BYTES || r->fail_seq)
+	if (!r->t_start || r->closes != cx->cmp.closes || r->dir >= CX_NDIR ||
+	    r->bytes < CX_SAMPLE_MIN_BYTES || r->fail_seq || now <= r->t_start)
 		return;
 	took = now - r->t_start;
-	gap = now - r->t_notready;
-	/* Seen within a sixteenth of its time: its end is known that well. */
-	if (gap * 16 > took)
-		return;
-	took -= gap / 2;
+	gap = r->t_notready > r->t_start ? now - r->t_notready : took;
+	if (gap * 16 <= took)
+		took -= gap / 2;
 	nspb = (double)took / (double)r->bytes;
-	r->s->nspb[r->dir] = r->s->nspb[r->dir] ?
-		(3 * r->s->nspb[r->dir] + nspb) / 4 : nspb;
-	cx->cmp.nspb[r->dir] = cx->cmp.nspb[r->dir] ?
-		(3 * cx->cmp.nspb[r->dir] + nspb) / 4 : nspb;
+	cx_rate_min(&r->s->nspb[r->dir], nspb);
+	cx_rate_min(&cx->cmp.nspb[r->dir], nspb);
 	if (cx->cfg.trace)
-		atomic_fetch_add(&cx->tr.samples, 1);
+		atomic_fetch_add(&cx->tr.rate_samples, 1);
 }
 
 /* Under cx->lock (creating one there is rare: events are reused). */
@@ -195,7 +212,9 @@ static void cx_event_put_locked(struct accel_cuda *cx, cudaEvent_t ev)
 			      sizeof(*p));
 
 	if (!p) {
-		cx_rt.cudaEventDestroy(ev);
+		/* The completion thread may be blocked on it: keep it. */
+		if (ev != cx->cmp.sync_ev)
+			cx_rt.cudaEventDestroy(ev);
 		return;
 	}
 	cx->cmp.pool = p;
@@ -254,6 +273,8 @@ static cudaEvent_t cx_range_event(struct accel_cuda *cx, struct cx_range *r,
 	}
 	t->ev = ev;
 	s->cover = t;
+	CX_STAMP(cx, t, CX_T_MARKED);
+	CX_COUNT(cx, t, marker_calls);
 	return ev;
 }
 
@@ -292,6 +313,8 @@ static int cx_range_word(struct accel_cuda *cx, struct cx_range *r, bool force,
 		return -1;
 	}
 	s->word_seq = t->last;
+	CX_STAMP(cx, t, CX_T_MARKED);
+	CX_COUNT(cx, t, marker_calls);
 	/* Idle device: it may be written already. */
 	w = atomic_load_explicit(s->word, memory_order_acquire);
 	return (int32_t)(w - (uint32_t)r->last) >= 0;
@@ -349,6 +372,7 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 query:
 	if (ev == sc->done_ev)
 		return 1;
+	CX_COUNT(cx, r, queries);
 	e = cx_rt.cudaEventQuery(ev);
 	if (e == cudaSuccess)
 		sc->done_ev = ev;
@@ -395,24 +419,31 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 				sc.now2 = cx_mono_ns();
 			cx_rate_learn_locked(cx, r, sc.now2);
 		}
-		if (cx->cfg.trace)
-			r->t_seen = cx_mono_ns();
+		CX_STAMP(cx, r, CX_T_SEEN);
 		out[n++] = r;
 	}
 	atomic_fetch_sub(&cx->cmp.npending, n);
 	return n;
 }
 
-static void cx_report(struct accel_cuda *cx, struct cx_range **done,
+/*
+ * Report @done[0..n) with EXEC_COMPLETE. Returns true when that may have
+ * made work fetchable: a HOST_SIGNAL retired (a HOST_WAIT on its user
+ * event may go now) or a range failed; nothing else a completion does
+ * changes what the transport hands out (asc_entry_fetchable()).
+ */
+static bool cx_report(struct accel_cuda *cx, struct cx_range **done,
 		      unsigned int n, struct accel_exec_done *ents)
 {
 	struct accel_exec_complete c;
 	unsigned int i, k = 0;
+	bool refetch = false;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		struct cx_range *r = done[i];
 
+		refetch = refetch || r->host_signal || r->fail_seq;
 		if (r->fail_seq) {
 			ents[k].stream = r->s->kstream;
 			ents[k].status = r->fail_status;
@@ -440,23 +471,8 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 				  strerror(-ret));
 		i += chunk;
 	}
-	if (cx->cfg.trace) {
-		uint64_t now = cx_mono_ns();
-
-		for (i = 0; i < n; i++) {
-			struct cx_range *r = done[i];
-
-			atomic_fetch_add(&cx->tr.ranges, 1);
-			atomic_fetch_add(&cx->tr.submit_fetch,
-					 r->t_fetch - r->t_submit);
-			atomic_fetch_add(&cx->tr.fetch_enq, r->t_enq - r->t_fetch);
-			atomic_fetch_add(&cx->tr.enq_seen, r->t_seen - r->t_enq);
-			atomic_fetch_add(&cx->tr.seen_done, now - r->t_seen);
-			if (r->seen_by_waiter)
-				atomic_fetch_add(&cx->tr.by_waiter, 1);
-		}
-		atomic_store(&cx->tr.last_done, now);
-	}
+	if (cx->cfg.trace)
+		cx_trace_ranges(cx, done, n);
 	pthread_mutex_lock(&cx->lock);
 	for (i = 0; i < n; i++) {
 		struct cx_range *r = done[i];
@@ -469,99 +485,124 @@ static void cx_report(struct accel_cuda *cx, struct cx_range **done,
 	}
 	pthread_mutex_unlock(&cx->lock);
 	cx_zombies_retry(cx);
+	return refetch;
 }
 
 /*
  * Take the ranges that are done and report them; under report_lock, so
- * that reports go out in order whoever polls. Returns how many.
+ * that reports go out in order whoever polls. Returns how many; *@refetch
+ * is set when a fetch pass should follow (cx_report()).
  */
-static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter)
+static unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter,
+				   bool *refetch)
 {
+	/*
+	 * A waiter has a completion marker recorded at once, unless a burst
+	 * is still being issued: its markers then come lazily (when the
+	 * stream goes quiet), not one per poll between the issuer's copies.
+	 */
+	bool force = waiter && !atomic_load(&cx->is.issuing) &&
+		     !atomic_load(&cx->is.hot);
 	unsigned int n, i;
 
 	pthread_mutex_lock(&cx->lock);
-	n = cx_take_ready_locked(cx, cx->cmp.done, cx->cmp.done_max, waiter);
+	n = cx_take_ready_locked(cx, cx->cmp.done, cx->cmp.done_max, force);
 	pthread_mutex_unlock(&cx->lock);
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++)
-		cx->cmp.done[i]->seen_by_waiter = waiter;
-	cx_report(cx, cx->cmp.done, n, cx->cmp.ents);
+		cx->cmp.done[i]->smp.by_waiter = waiter;
+	if (cx_report(cx, cx->cmp.done, n, cx->cmp.ents))
+		*refetch = true;
 	return n;
 }
 
 /* After completions: HOST_WAITs behind them may be fetchable now. */
 static void cx_after_report(struct accel_cuda *cx)
 {
+	if (cx->cfg.trace)
+		atomic_fetch_add(&cx->tr.after_kicks, 1);
 	cx_kick(cx, 0, false);
 }
 
+/*
+ * The completion thread sleeps until @until (mono ns) or a signal; under
+ * cx->lock. Dozing (@deep false) it is not signalled for new work, so
+ * that a submission does not pay a wake-up; deep asleep (nothing pending
+ * for CX_DOZE_MAX_NS) it is, by cx_close_ranges().
+ */
+static void cx_done_sleep_locked(struct accel_cuda *cx, uint64_t until,
+				 bool deep)
+{
+	struct timespec ts;
+
+	if (cx->cfg.trace)
+		atomic_fetch_add(&cx->tr.done_slept, 1);
+	cx->cmp.deep_sleep = deep;
+	if (deep) {
+		pthread_cond_wait(&cx->cmp.cond, &cx->lock);
+	} else {
+		ts.tv_sec = (time_t)(until / 1000000000ULL);
+		ts.tv_nsec = (long)(until % 1000000000ULL);
+		pthread_cond_timedwait(&cx->cmp.cond, &cx->lock, &ts);
+	}
+	cx->cmp.deep_sleep = false;
+}
+
+/*
+ * The completion thread reports what nobody waits for (a waiter takes
+ * and reports its own completions: accel_cuda_wait_fast()). It leaves a
+ * range alone while a waiter polls and for its first lazy_ns (a waiter
+ * is likely on its way: a round trip needs no thread but its own), then
+ * polls it and, past spin_ns, sleeps in the driver on its event.
+ */
 void *cx_done_main(void *arg)
 {
 	struct accel_cuda *cx = arg;
-	uint64_t waiting_since = 0;
+	uint64_t waiting_since = 0, idle_since = 0;
+	bool refetch;
 
 	cx_rt.cudaSetDevice(cx->cfg.device);
 	pthread_mutex_lock(&cx->lock);
 	for (;;) {
 		unsigned int n;
+		uint64_t now;
 
-		if (atomic_load(&cx->cmp.kick_deferred)) {
-			pthread_mutex_unlock(&cx->lock);
-			if (atomic_exchange(&cx->cmp.kick_deferred, false))
-				cx_after_report(cx);
-			pthread_mutex_lock(&cx->lock);
-			continue;
-		}
 		if (!cx->cmp.head) {
-			uint64_t until;
-
 			if (cx->cmp.stop_done && cx->is.fetch_exited)
 				break;
-			/* Just busy: more work is likely soon; look briefly. */
-			pthread_mutex_unlock(&cx->lock);
-			until = cx_mono_ns() + cx->cfg.spin_ns;
-			while (!atomic_load(&cx->cmp.npending) &&
-			       !atomic_load(&cx->cmp.kick_deferred) &&
-			       cx_mono_ns() < until)
-				cx_pause();
-			pthread_mutex_lock(&cx->lock);
-			atomic_store(&cx->cmp.done_idle, true);
-			while (!cx->cmp.head && !(cx->cmp.stop_done && cx->is.fetch_exited) &&
-			       !atomic_load(&cx->cmp.kick_deferred)) {
-				if (cx->cfg.trace)
-					atomic_fetch_add(&cx->tr.done_woken, 1);
-				pthread_cond_wait(&cx->cmp.cond, &cx->lock);
-			}
-			atomic_store(&cx->cmp.done_idle, false);
+			now = cx_mono_ns();
+			if (!idle_since)
+				idle_since = now;
+			/* Just busy: more work is likely soon; doze. */
+			cx_done_sleep_locked(cx, now + CX_DOZE_NS,
+					     now - idle_since >= CX_DOZE_MAX_NS);
 			waiting_since = 0;
 			continue;
 		}
-		if (atomic_load(&cx->cmp.helpers)) {
+		idle_since = 0;
+		now = cx_mono_ns();
+		if (atomic_load(&cx->cmp.helpers) ||
+		    now - cx->cmp.head->t_close < cx->cfg.lazy_ns) {
 			/*
-			 * A waiter polls the device (and sleeps between polls
-			 * when the work is long): leave it to it, asleep. The
-			 * waiter signals before it goes to sleep in the
-			 * transport; the timeout is a safety net.
+			 * A waiter polls the device, or may be about to: leave
+			 * it the work. The waiter signals before it goes to
+			 * sleep in the transport; the timeout is a safety net.
 			 */
-			struct timespec ts;
-			uint64_t until = cx_mono_ns() + CX_HELPER_NAP_NS;
-
-			ts.tv_sec = (time_t)(until / 1000000000ULL);
-			ts.tv_nsec = (long)(until % 1000000000ULL);
-			atomic_store(&cx->cmp.done_idle, true);
-			if (atomic_load(&cx->cmp.helpers) &&
-			    !atomic_load(&cx->cmp.kick_deferred))
-				pthread_cond_timedwait(&cx->cmp.cond, &cx->lock, &ts);
-			atomic_store(&cx->cmp.done_idle, false);
+			cx_done_sleep_locked(cx, atomic_load(&cx->cmp.helpers) ?
+					     now + CX_HELPER_NAP_NS :
+					     cx->cmp.head->t_close + cx->cfg.lazy_ns,
+					     false);
 			continue;
 		}
 		pthread_mutex_unlock(&cx->lock);
+		refetch = false;
 		pthread_mutex_lock(&cx->cmp.report_lock);
-		n = cx_poll_locked(cx, false);
+		n = cx_poll_locked(cx, false, &refetch);
+		pthread_mutex_unlock(&cx->cmp.report_lock);
 		if (n) {
-			pthread_mutex_unlock(&cx->cmp.report_lock);
-			cx_after_report(cx);
+			if (refetch)
+				cx_after_report(cx);
 			pthread_mutex_lock(&cx->lock);
 			waiting_since = 0;
 			continue;
@@ -569,44 +610,38 @@ void *cx_done_main(void *arg)
 		/*
 		 * Work in flight, none done: poll for a short while (a small
 		 * copy takes microseconds), then sleep in the driver on the
-		 * oldest range's blocking-sync event. report_lock is held
-		 * meanwhile: no range (and no event) goes away under us.
+		 * oldest range's blocking-sync event, without report_lock (a
+		 * waiter may come and report meanwhile). The event stays
+		 * alive: pooled events are destroyed with the context only,
+		 * and cx_event_put_locked() keeps this one (sync_ev).
 		 */
 		if (!waiting_since)
 			waiting_since = cx_mono_ns();
 		if (cx_mono_ns() - waiting_since < cx->cfg.spin_ns) {
 			uint64_t until = cx_mono_ns() + CX_POLL_GAP_NS;
 
-			pthread_mutex_unlock(&cx->cmp.report_lock);
 			/*
 			 * Not every pause: each poll takes the locks the
 			 * submitters take and queries the driver.
 			 */
-			while (cx_mono_ns() < until &&
-			       !atomic_load(&cx->cmp.kick_deferred))
+			while (cx_mono_ns() < until && !atomic_load(&cx->cmp.helpers))
 				cx_pause();
 		} else {
 			cudaEvent_t ev = NULL;
 
-			uint64_t now = 0;
-
+			now = 0;
 			pthread_mutex_lock(&cx->lock);
 			/* Long enough: the head's event, recorded if need be. */
-			if (cx->cmp.head && cx->cmp.head->need_ev)
+			if (cx->cmp.head && cx->cmp.head->need_ev &&
+			    !atomic_load(&cx->cmp.helpers))
 				ev = cx_range_event(cx, cx->cmp.head, true, &now);
+			cx->cmp.sync_ev = ev;
 			pthread_mutex_unlock(&cx->lock);
-			if (ev) {
-				atomic_store(&cx->cmp.done_idle, true);
+			if (ev)
 				cx_rt.cudaEventSynchronize(ev);
-				atomic_store(&cx->cmp.done_idle, false);
-				if (atomic_exchange(&cx->cmp.kick_deferred, false)) {
-					pthread_mutex_unlock(&cx->cmp.report_lock);
-					cx_after_report(cx);
-					pthread_mutex_lock(&cx->lock);
-					continue;
-				}
-			}
-			pthread_mutex_unlock(&cx->cmp.report_lock);
+			pthread_mutex_lock(&cx->lock);
+			cx->cmp.sync_ev = NULL;
+			pthread_mutex_unlock(&cx->lock);
 		}
 		pthread_mutex_lock(&cx->lock);
 	}
@@ -634,14 +669,21 @@ static void cx_slack_restore(long slack)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 }
 
+/* What the hybrid wait goes by: the pending range expected first. */
+struct cx_plan {
+	uint64_t eta;			/* its expected end; 0: none known */
+	uint64_t run;			/* when it should have started */
+	uint64_t issued;		/* when it was issued */
+};
+
 /*
- * The earliest expected end among the ranges on the device, or 0 when
- * one of them has none (its end cannot be told: poll for it).
+ * The pending range on the device expected to end first; eta 0 when one
+ * of them has no estimate (its end cannot be told: poll for it).
  */
-static uint64_t cx_next_eta(struct accel_cuda *cx)
+static struct cx_plan cx_next_plan(struct accel_cuda *cx)
 {
+	struct cx_plan p = { UINT64_MAX, 0, 0 };
 	struct cx_range *r;
-	uint64_t next = UINT64_MAX;
 	unsigned int n = 0;
 
 	pthread_mutex_lock(&cx->lock);
@@ -649,42 +691,79 @@ static uint64_t cx_next_eta(struct accel_cuda *cx)
 		if (!r->need_ev)
 			continue;
 		if (!r->eta) {
-			next = 0;
+			p.eta = 0;
 			break;
 		}
-		if (r->eta < next)
-			next = r->eta;
+		if (r->eta < p.eta) {
+			p.eta = r->eta;
+			p.run = r->t_run;
+			p.issued = r->t_close;
+		}
 	}
 	pthread_mutex_unlock(&cx->lock);
-	return next == UINT64_MAX ? 0 : next;
+	if (p.eta == UINT64_MAX)
+		p.eta = 0;
+	return p;
 }
+
+/* A sleep shorter than this is not worth its wake-up: poll instead. */
+#define CX_SLEEP_MIN_NS		2000ULL
+/* Polling, the hybrid wait looks at its plan again this often. */
+#define CX_REPLAN_NS		2000ULL
 
 /*
  * Between two polls of a hybrid wait that began at @start: until when to
- * sleep (mono ns), or 0 to poll again at once. Half of what remains
- * until the earliest expected end; within wake_ns of it, poll; past it,
- * or with no estimate, poll for spin_ns, then sleep a thirty-second of
- * the time waited so far (at most CX_SLICE_MAX_NS) between polls: the
- * end is then seen well enough to learn the rate from
- * (cx_rate_learn_locked()).
+ * sleep (mono ns), or 0 to poll again at once. With the first expected
+ * end E of a range that should have started at S and was issued at I
+ * (cx_range_plan_locked()):
+ *
+ *  - before the middle of its expected run, S + (E - S) / 2, sleep
+ *    towards it (io_uring's hybrid polling sleeps half the expected
+ *    time); in the second half sleep towards E - wake_ns; within wake_ns
+ *    of E, and spin_ns past it, poll;
+ *  - each sleep is at most an eighth (first half) or a sixty-fourth
+ *    (second half) of the time since I, so that an estimate that is
+ *    wrong and too slow (a rate learned under load) cannot keep the
+ *    waiter asleep past the real end by more than that share of the
+ *    range's time;
+ *  - past E + spin_ns (the estimate was early: the device is shared),
+ *    sleep a 128th of the time since I between polls, or with no
+ *    estimate, after spin_ns of polling, a thirty-second of the time
+ *    waited; at most CX_SLICE_MAX_NS either way.
+ *
+ * A sleep never ends past E - wake_ns while E is ahead.
  */
 static uint64_t cx_hybrid_next(struct accel_cuda *cx, uint64_t start,
 			       uint64_t now)
 {
-	uint64_t next = cx_next_eta(cx), since, slice;
+	struct cx_plan p = cx_next_plan(cx);
+	uint64_t until, cap, since, slice;
 
-	if (next > now) {
-		uint64_t rem = next - now;
+	if (p.eta > now) {
+		uint64_t mid = p.run + (p.eta - p.run) / 2;
+		uint64_t ran = now > p.issued ? now - p.issued : 0;
 
-		return rem <= 2 * cx->cfg.wake_ns ? 0 : now + rem / 2;
+		if (p.eta - now <= cx->cfg.wake_ns)
+			return 0;
+		if (now < mid) {
+			until = mid;
+			cap = ran / 8;
+		} else {
+			until = p.eta - cx->cfg.wake_ns;
+			cap = ran / 64;
+		}
+		if (until > now + cap)
+			until = now + cap;
+		return until < now + CX_SLEEP_MIN_NS ? 0 : until;
 	}
-	since = next > start ? next : start;
+	since = p.eta > start ? p.eta : start;
 	if (now - since < cx->cfg.spin_ns)
 		return 0;
-	slice = (now - start) / 32;
+	slice = p.eta ? (now - (p.issued < start ? p.issued : start)) / 128 :
+		(now - start) / 32;
 	if (slice > CX_SLICE_MAX_NS)
 		slice = CX_SLICE_MAX_NS;
-	return slice < 2000 ? 0 : now + slice;
+	return slice < CX_SLEEP_MIN_NS ? 0 : now + slice;
 }
 
 /*
@@ -714,26 +793,41 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			 void *arg, uint64_t deadline)
 {
 	struct accel_cuda *cx = cx_of(ctx);
-	unsigned int reported = 0;
+	uint64_t start, replan = 0;
+	bool refetch = false;
+	unsigned int iter;
 	long slack = -1;
-	uint64_t start;
 	int ret;
 
+	/* The submissions before this are not a burst with those after. */
+	if (cx && atomic_load_explicit(&cx->is.since_wait, memory_order_relaxed))
+		atomic_store(&cx->is.since_wait, 0);
 	ret = poll(ctx, arg, 0);
-	if (ret != -ETIME || !cx || !cx_busy(cx))
+	if (ret != -ETIME || !cx || !cx_busy(cx)) {
+		if (!ret && cx)
+			cx_trace_waited(cx);
 		return ret;
+	}
 	start = cx_mono_ns();
 	atomic_fetch_add(&cx->cmp.helpers, 1);
-	for (;;) {
+	for (iter = 0;; iter++) {
+		unsigned int got = 0;
 		uint64_t now, until;
 
 		if (!pthread_mutex_trylock(&cx->cmp.report_lock)) {
-			reported += cx_poll_locked(cx, true);
+			got = cx_poll_locked(cx, true, &refetch);
 			pthread_mutex_unlock(&cx->cmp.report_lock);
 		}
-		ret = poll(ctx, arg, 0);
-		if (ret != -ETIME || !cx_busy(cx))
-			break;
+		/*
+		 * The transport's answer changes with a report: ask it after
+		 * ours, and every eighth time (another thread's, a host
+		 * event), so that a poll of the device is all a turn costs.
+		 */
+		if (got || !(iter & 7) || !cx_busy(cx)) {
+			ret = poll(ctx, arg, 0);
+			if (ret != -ETIME || !cx_busy(cx))
+				break;
+		}
 		now = cx_mono_ns();
 		if (now >= deadline)
 			break;
@@ -743,8 +837,14 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			cx_pause();
 			continue;
 		}
+		/* Polling: the plan is looked at again after a while. */
+		if (now < replan) {
+			cx_pause();
+			continue;
+		}
 		until = cx_hybrid_next(cx, start, now);
 		if (!until) {
+			replan = now + CX_REPLAN_NS;
 			cx_pause();
 			continue;
 		}
@@ -760,6 +860,12 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 		ret = -ETIME;
 	}
 	cx_slack_restore(slack);
+	if (cx->cfg.trace) {
+		if (!ret)
+			cx_trace_waited(cx);
+		else if (ret == -ETIME && deadline > cx_mono_ns())
+			atomic_fetch_add(&cx->tr.waiter_sleeps, 1);
+	}
 	/*
 	 * Going to sleep in the transport with work on the device: the
 	 * completion thread, napping while we polled, takes over now.
@@ -770,13 +876,9 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 		pthread_cond_signal(&cx->cmp.cond);
 		pthread_mutex_unlock(&cx->lock);
 	}
-	/* Off the waiter's critical path: by the completion thread. */
-	if (reported) {
-		atomic_store(&cx->cmp.kick_deferred, true);
-		if (atomic_load(&cx->cmp.done_idle) &&
-		    atomic_exchange(&cx->cmp.kick_deferred, false))
-			cx_after_report(cx);
-	}
+	/* Rare: a HOST_SIGNAL retired or a range failed. */
+	if (refetch)
+		cx_after_report(cx);
 	return ret;
 }
 

@@ -202,8 +202,11 @@ static void cx_copies_single(struct accel_cuda *cx, struct cx_stream *s,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		cudaError_t e = cx_rt.cudaMemcpyAsync(c[i].dst, c[i].src, c[i].len,
-						   cudaMemcpyDefault, s->cs);
+		cudaError_t e;
+
+		CX_COUNT(cx, s->open, issue_calls);
+		e = cx_rt.cudaMemcpyAsync(c[i].dst, c[i].src, c[i].len,
+					  cudaMemcpyDefault, s->cs);
 
 		if (e != cudaSuccess) {
 			cx_range_fail(s->open, c[i].seq,
@@ -229,6 +232,7 @@ void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 		atomic_store(&s->failed, true);
 		return;
 	}
+	CX_STAMP(cx, s->open, CX_T_CALL);
 	while (i < n && !atomic_load(&s->failed)) {
 		unsigned int j = i + 1;
 
@@ -261,12 +265,14 @@ void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 					unsigned int k;
 
 					for (k = 0, e = cudaSuccess;
-					     k < nm && e == cudaSuccess; k++)
+					     k < nm && e == cudaSuccess; k++) {
+						CX_COUNT(cx, s->open, issue_calls);
 						e = cx_rt.cudaMemcpyAsync(
 							m[k].dst, m[k].src,
 							m[k].len,
 							cudaMemcpyDefault,
 							s->cs);
+					}
 					if (k > 1 || e == cudaSuccess)
 						s->open->device_work = true;
 					if (e == cudaSuccess) {
@@ -282,6 +288,7 @@ void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 						i++;
 				}
 			} else {
+				CX_COUNT(cx, s->open, issue_calls);
 				e = cx_memcpy_batch(cx, s->cs, m, nm);
 				if (e == cudaSuccess) {
 					s->open->device_work = true;
@@ -439,8 +446,12 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		}
 		r->s = s;
 		r->first = it->seq;
-		r->t_submit = t_submit ? t_submit : t_fetch;
-		r->t_fetch = t_fetch;
+		if (cx->cfg.trace) {
+			/* Issued by a thread that did not submit: handed over. */
+			r->smp.t[CX_T_SUBMIT] = t_submit ? t_submit :
+				atomic_exchange(&cx->tr.handoff, 0);
+			r->smp.t[CX_T_FETCHED] = t_fetch;
+		}
 		s->open = r;
 	}
 	r = s->open;
@@ -505,6 +516,8 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		if (atomic_load(&s->failed))
 			return;
 		ret = cx_stream_cuda(cx, s);
+		CX_STAMP(cx, r, CX_T_CALL);
+		CX_COUNT(cx, r, issue_calls);
 		if (!ret)
 			ret = it->desc.op == ACCEL_OP_MEMSET ?
 			      cx_memset(cx, s, it) : cx_copy_2d(cx, s, it);
@@ -538,6 +551,8 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 			return;
 		}
 		s->rec = rec;
+		CX_STAMP(cx, r, CX_T_CALL);
+		CX_COUNT(cx, r, issue_calls);
 		e = cx_rt.cudaEventRecord(ev, s->cs);
 		if (e != cudaSuccess) {
 			cx_event_put(cx, ev);
@@ -570,6 +585,8 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 			atomic_store(&s->failed, true);
 			return;
 		}
+		CX_STAMP(cx, r, CX_T_CALL);
+		CX_COUNT(cx, r, issue_calls);
 		e = cx_rt.cudaStreamWaitEvent(s->cs, ev, 0);
 		if (e != cudaSuccess) {
 			cx_range_fail(r, it->seq,
@@ -580,8 +597,12 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		r->device_work = true;
 		return;
 	}
+	case ACCEL_OP_HOST_SIGNAL:
+		/* Its user event is raised when the range is reported. */
+		r->host_signal = true;
+		return;
 	default:
-		/* NOP, HOST_WAIT (already satisfied), HOST_SIGNAL: in order. */
+		/* NOP, HOST_WAIT (already satisfied): in order. */
 		return;
 	}
 }

@@ -129,7 +129,7 @@ static void cx_gc(struct accel_cuda *cx)
 
 /* Close every range this batch opened and hand them to the completer. */
 static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
-			    unsigned int n)
+			    unsigned int n, bool inline_)
 {
 	struct cx_range *first = NULL, *last = NULL, **tail = &first;
 	unsigned int i, count = 0;
@@ -150,8 +150,10 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 		if (!now)
 			now = cx_mono_ns();
 		r->t_close = now;
-		if (cx->cfg.trace)
-			r->t_enq = now;
+		if (cx->cfg.trace) {
+			r->smp.t[CX_T_CALLED] = now;
+			r->smp.by_issuer = !inline_;
+		}
 		*tail = r;
 		tail = &r->next;
 		last = r;
@@ -162,6 +164,9 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 	pthread_mutex_lock(&cx->lock);
 	for (r = first; r; r = r->next) {
 		cx_range_plan_locked(cx, r, now);
+		/* Streams of one pass share the device: none runs alone. */
+		if (count > 1)
+			r->t_start = 0;
 		r->s->npending++;
 		r->s->tail_r = r;
 	}
@@ -175,7 +180,12 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
 		cx->cmp.head = first;
 	cx->cmp.tail = last;
 	atomic_fetch_add(&cx->cmp.npending, count);
-	pthread_cond_signal(&cx->cmp.cond);
+	/* Dozing, it looks by itself: no wake-up per submission. */
+	if (cx->cmp.deep_sleep) {
+		if (cx->cfg.trace)
+			atomic_fetch_add(&cx->tr.wake_done, 1);
+		pthread_cond_signal(&cx->cmp.cond);
+	}
 	pthread_mutex_unlock(&cx->lock);
 }
 
@@ -183,7 +193,8 @@ static void cx_close_ranges(struct accel_cuda *cx, struct cx_stream **touched,
  * Poll EXEC_FETCH until nothing more is fetchable and enqueue what came,
  * under exec_lock: fetch order is enqueue order.
  */
-static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
+static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit,
+			    bool inline_)
 {
 	struct accel_exec_fetch f;
 
@@ -217,22 +228,62 @@ static void cx_fetch_locked(struct accel_cuda *cx, uint64_t t_submit)
 				cx->is.touched[n++] = s;
 			}
 		}
-		cx_close_ranges(cx, cx->is.touched, n);
+		cx_close_ranges(cx, cx->is.touched, n, inline_);
 		if (f.count < f.max_items)
 			return;
 	}
 }
 
+/* ACCEL_TRACE: another thread issues what this submit made fetchable. */
+static void cx_trace_handoff(struct accel_cuda *cx, uint64_t t_submit)
+{
+	uint64_t none = 0;
+
+	if (t_submit)
+		atomic_compare_exchange_strong(&cx->tr.handoff, &none, t_submit);
+}
+
+/* Make the issuer hot: it takes the kicks from now on. */
+static void cx_issuer_wake(struct accel_cuda *cx)
+{
+	pthread_mutex_lock(&cx->lock);
+	if (!atomic_load(&cx->is.hot)) {
+		atomic_store(&cx->is.hot, true);
+		if (cx->cfg.trace)
+			atomic_fetch_add(&cx->tr.wake_issuer, 1);
+		pthread_cond_signal(&cx->is.fetch_cond);
+	}
+	pthread_mutex_unlock(&cx->lock);
+}
+
+/*
+ * Is this submission part of a burst? It is when at least two came since
+ * a wait began and the context's earlier work is still on its way
+ * (pending on the device, being issued, or the issuer is hot). A round
+ * trip (submit, wait, submit, ...) is never one, nor a copy there and
+ * back before a wait: those are issued by the thread that submits them,
+ * without a hand-off.
+ */
+static bool cx_burst(struct accel_cuda *cx)
+{
+	if (atomic_fetch_add(&cx->is.since_wait, 1) < 2)
+		return false;
+	return atomic_load(&cx->cmp.npending) || atomic_load(&cx->is.issuing) ||
+	       atomic_load(&cx->is.hot);
+}
+
 /*
  * Fetch and enqueue what became fetchable, from the calling thread
  * (inline: the thread that submitted issues its own CUDA work, no thread
- * hand-off). Whoever holds exec_lock already fetches on our behalf: the
- * kick flag makes it poll once more after the work we just made
+ * hand-off), unless the submission is part of a burst (@inline_ and
+ * cx_burst()): that is the issuer's, woken hot if it is not, so that the
+ * submitting thread returns as soon as the transport has the
+ * descriptors. Whoever holds exec_lock already fetches on our behalf:
+ * the kick flag makes it poll once more after the work we just made
  * fetchable, so none is left behind.
  */
 void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 {
-	bool passed = false;
 	int dev = -1;
 
 	atomic_store(&cx->is.kick, 1);
@@ -242,11 +293,17 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 	 * hot = false before its last look at the flag (both seq_cst): one of
 	 * the two sees the other's store, so no kick is left unserved.
 	 */
-	if (inline_ && atomic_load(&cx->is.hot))
+	if (inline_ && cx->cfg.issuer && cx_burst(cx)) {
+		cx_trace_handoff(cx, t_submit);
+		if (!atomic_load(&cx->is.hot))
+			cx_issuer_wake(cx);
 		return;
+	}
 	while (atomic_load(&cx->is.kick)) {
-		if (pthread_mutex_trylock(&cx->is.exec_lock))
+		if (pthread_mutex_trylock(&cx->is.exec_lock)) {
+			cx_trace_handoff(cx, t_submit);
 			return;
+		}
 		/*
 		 * Counted before the kick is cleared, and until the ranges
 		 * are pending: a waiter always sees work coming (cx_busy()).
@@ -261,8 +318,7 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 			if (cx->cfg.trace)
 				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
 						 &cx->tr.passes_thread, 1);
-			cx_fetch_locked(cx, t_submit);
-			passed = true;
+			cx_fetch_locked(cx, t_submit, inline_);
 		}
 		atomic_fetch_sub(&cx->is.issuing, 1);
 		pthread_mutex_unlock(&cx->is.exec_lock);
@@ -270,20 +326,6 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 	/* The caller's current device is its own business. */
 	if (dev >= 0 && dev != cx->cfg.device)
 		cx_rt.cudaSetDevice(dev);
-	/*
-	 * An isolated copy went down from this thread; what follows it (a
-	 * burst) is the issuer's, so that this thread returns from its
-	 * next submissions as soon as the transport has them. The wake is
-	 * made after the issue: it overlaps the device's work.
-	 */
-	if (passed && inline_ && cx->cfg.issuer && !atomic_load(&cx->is.hot)) {
-		pthread_mutex_lock(&cx->lock);
-		if (!atomic_load(&cx->is.hot)) {
-			atomic_store(&cx->is.hot, true);
-			pthread_cond_signal(&cx->is.fetch_cond);
-		}
-		pthread_mutex_unlock(&cx->lock);
-	}
 }
 
 /*
@@ -303,7 +345,9 @@ static void cx_issuer_hot(struct accel_cuda *cx)
 			until = cx_mono_ns() + cx->cfg.issue_spin_ns;
 			continue;
 		}
-		if (cx_mono_ns() >= until || atomic_load(&cx->is.stopping)) {
+		/* A wait began: the burst is over, its next copy is inline. */
+		if (cx_mono_ns() >= until || atomic_load(&cx->is.stopping) ||
+		    !atomic_load(&cx->is.since_wait)) {
 			atomic_store(&cx->is.hot, false);
 			/* A kick that saw hot still set: ours to serve. */
 			if (!atomic_load(&cx->is.kick))

@@ -13,7 +13,8 @@
  * many of each call were made, at exit.
  *
  * For the executor pipeline's tests (dlsym on this library):
- * fake_cuda_count(name) reads a call counter; fake_cuda_hold(1) makes
+ * fake_cuda_count(name) reads a call counter, fake_cuda_thread_count(name)
+ * the calling thread's (who made the call: no hand-off); fake_cuda_hold(1) makes
  * every copy call (cudaMemcpyAsync, cudaMemcpyBatchAsync) block on entry
  * until fake_cuda_hold(0), fake_cuda_held() says how many are blocked
  * (so a test can let work accumulate behind a copy being issued, without
@@ -28,6 +29,10 @@
  * sleeps until then) and fake_cuda_busy() says whether any stream's
  * modelled work is still running, so that a test can tell a completion
  * reported early (host words are written at once: not modelled).
+ * FAKE_CUDA_RATE_PS=N sets that rate from the start, and FAKE_CUDA_LINK=1
+ * makes all streams share one link (their copies take turns), for a
+ * benchmark of the waits over the stand-in (FAKE_CUDA_NO_DATA=1: and no
+ * bytes are copied, so that the host's memcpy does not set the pace).
  * Mapped host memory (cudaHostAlloc) is plain memory: the "device"
  * address is the host address, as with UVA.
  *
@@ -68,6 +73,7 @@ static const char *const c_name[C_N] = {
 	"cuMemsetD16Async", "cuMemsetD32Async", "cudaMemcpy2DAsync",
 };
 static unsigned long counts[C_N];
+static __thread unsigned long thread_counts[C_N];
 static long call_ns = -1;
 
 static void stats_print(void)
@@ -98,6 +104,7 @@ static void call(int what)
 	long ns = __atomic_load_n(&call_ns, __ATOMIC_RELAXED);
 
 	__atomic_add_fetch(&counts[what], 1, __ATOMIC_RELAXED);
+	thread_counts[what]++;
 	if (ns < 0) {
 		const char *v = getenv("FAKE_CUDA_CALL_NS");
 		const char *st = getenv("FAKE_CUDA_STATS");
@@ -128,6 +135,18 @@ long fake_cuda_count(const char *name)
 			return (long)__atomic_load_n(&counts[i], __ATOMIC_RELAXED);
 	if (!strcmp(name, "batch_items"))
 		return (long)__atomic_load_n(&counts[C_BATCH_ITEMS], __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* How many times the calling thread made the call @name; -1: unknown. */
+long fake_cuda_thread_count(const char *name);
+long fake_cuda_thread_count(const char *name)
+{
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		if (!strcmp(c_name[i], name))
+			return (long)thread_counts[i];
 	return -1;
 }
 
@@ -215,6 +234,39 @@ struct fake_obj {
 	uint64_t pad;
 };
 
+static uint64_t obj_end_raw(const struct fake_obj *o)
+{
+	return __atomic_load_n(&o->end, __ATOMIC_RELAXED);
+}
+
+/*
+ * FAKE_CUDA_RATE_PS=N: the rate from the start (for a benchmark over the
+ * stand-in); FAKE_CUDA_LINK=1: every stream shares one link, so copies of
+ * several streams take turns instead of running side by side.
+ */
+static struct fake_obj link_obj;
+static int link_shared = -1;
+static int no_data;
+
+/* The bytes of a copy, unless FAKE_CUDA_NO_DATA=1 (timing only). */
+static void data_copy(void *dst, const void *src, size_t n)
+{
+	if (!__atomic_load_n(&no_data, __ATOMIC_RELAXED))
+		memmove(dst, src, n);
+}
+
+static void model_env(void)
+{
+	const char *r = getenv("FAKE_CUDA_RATE_PS");
+	const char *l = getenv("FAKE_CUDA_LINK");
+	const char *nd = getenv("FAKE_CUDA_NO_DATA");
+
+	if (r)
+		__atomic_store_n(&rate_ps, atol(r), __ATOMIC_RELAXED);
+	__atomic_store_n(&no_data, nd && !strcmp(nd, "1"), __ATOMIC_RELAXED);
+	__atomic_store_n(&link_shared, l && !strcmp(l, "1"), __ATOMIC_RELAXED);
+}
+
 static void model_copy(cudaStream_t s, size_t n)
 {
 	struct fake_obj *o = (struct fake_obj *)s;
@@ -223,10 +275,27 @@ static void model_copy(cudaStream_t s, size_t n)
 
 	if (ps <= 0 || !o)
 		return;
+	if (__atomic_load_n(&link_shared, __ATOMIC_RELAXED) == 1) {
+		/* The stream's work ends when the link is done with it. */
+		static pthread_mutex_t link_lock = PTHREAD_MUTEX_INITIALIZER;
+
+		pthread_mutex_lock(&link_lock);
+		now = mono_ns();
+		end = __atomic_load_n(&link_obj.end, __ATOMIC_RELAXED);
+		if (obj_end_raw(o) > end)
+			end = obj_end_raw(o);
+		end = (end > now ? end : now) +
+		      (uint64_t)((double)n * (double)ps / 1000.0);
+		__atomic_store_n(&link_obj.end, end, __ATOMIC_RELAXED);
+		__atomic_store_n(&o->end, end, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&link_lock);
+		goto busy;
+	}
 	now = mono_ns();
 	end = __atomic_load_n(&o->end, __ATOMIC_RELAXED);
 	end = (end > now ? end : now) + (uint64_t)((double)n * (double)ps / 1000.0);
 	__atomic_store_n(&o->end, end, __ATOMIC_RELAXED);
+busy:
 	max = __atomic_load_n(&busy_max, __ATOMIC_RELAXED);
 	while (max < end &&
 	       !__atomic_compare_exchange_n(&busy_max, &max, end, false,
@@ -254,6 +323,8 @@ cudaError_t cudaGetDeviceCount(int *n)
 	    was != self)
 		return cudaErrorInitializationError;
 	*n = ndevices();
+	if (__atomic_load_n(&link_shared, __ATOMIC_RELAXED) < 0)
+		model_env();
 	return cudaSuccess;
 }
 
@@ -565,7 +636,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 	if (copy_gate(&dst, 1))
 		return cudaErrorInvalidValue;
 	watch_copy(src, n, false);
-	memmove(dst, src, n);
+	data_copy(dst, src, n);
 	model_copy(s, n);
 	return cudaSuccess;
 }
@@ -602,7 +673,7 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 	/* Copies of a batch have no order: run them backwards to show it. */
 	for (i = count; i-- > 0; ) {
 		watch_copy(srcs[i], sizes[i], true);
-		memmove(dsts[i], srcs[i], sizes[i]);
+		data_copy(dsts[i], srcs[i], sizes[i]);
 		model_copy(s, sizes[i]);
 	}
 	__atomic_add_fetch(&batch_calls, 1, __ATOMIC_RELAXED);
