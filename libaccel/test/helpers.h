@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "libaccel.h"
 
@@ -189,6 +190,40 @@ static inline int t_gated_h2d(accel_stream_t s, void *dev, void *src,
 }
 
 /* A stream on a new context of t_ctx(), its current one. 0 or -errno. */
+/*
+ * accel_host_register(NULL, p, 3 pages, @flags) over a fresh mapping whose
+ * middle page is a hole; *@pp is its start (the two outer pages are the
+ * caller's to unmap). Another thread of the process (the library's own,
+ * say) may map a page into the hole between the munmap and the call; then
+ * the call proved nothing, msync(2) tells (it fails with ENOMEM on a
+ * hole), and it is made again over a fresh hole. -EAGAIN if that kept
+ * happening.
+ */
+static inline int t_register_over_hole(unsigned char **pp, unsigned int flags)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned char *p;
+	int tries, ret;
+
+	for (tries = 0; tries < 20; tries++) {
+		p = mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || munmap(p + ps, ps))
+			return -EINVAL;
+		ret = accel_host_register(NULL, p, 3 * ps, flags);
+		if (msync(p + ps, ps, MS_ASYNC) && errno == ENOMEM) {
+			*pp = p;
+			return ret;
+		}
+		/* Not ours to unmap: only our two pages go. */
+		if (!ret)
+			accel_host_unregister(p, 0);
+		munmap(p, ps);
+		munmap(p + 2 * ps, ps);
+	}
+	return -EAGAIN;
+}
+
 static inline int t_stream(accel_stream_t *s)
 {
 	if (!t_ctx())

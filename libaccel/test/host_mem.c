@@ -66,16 +66,12 @@ static int register_errnos(void)
 
 static int register_unmapped_efault(void)
 {
-	void *p;
+	unsigned char *p;
 
 	CHECK(t_ctx());
-	p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(p != MAP_FAILED);
-	CHECK(munmap((char *)p + 4096, 4096) == 0);
-	CHECK_RET(accel_host_register(NULL, p, 3 * 4096, 0), -EFAULT);
+	CHECK_RET(t_register_over_hole(&p, 0), -EFAULT);
 	munmap(p, 4096);
-	munmap((char *)p + 2 * 4096, 4096);
+	munmap(p + 2 * 4096, 4096);
 	return T_PASS;
 }
 

@@ -4,8 +4,6 @@
  * every transport, where a page is unmapped, inaccessible, or read-only
  * without ACCEL_HOST_REGISTER_READONLY.
  */
-#include <errno.h>
-#include <stdbool.h>
 #include <sys/mman.h>
 
 #include "helpers.h"
@@ -62,48 +60,14 @@ static int partly_read_only(void)
 	return T_PASS;
 }
 
-/* Is [p, p + ps) still unmapped? msync(2) fails with ENOMEM on a hole. */
-static bool hole(unsigned char *p)
-{
-	return msync(p, ps, MS_ASYNC) && errno == ENOMEM;
-}
-
-/*
- * Register across a one-page hole, as @flags says. Another thread of the
- * process (the library's own, say) may map a page into the hole meanwhile;
- * then the call proved nothing and is made again over a fresh hole.
- */
-static int register_over_hole(unsigned char **pp, unsigned int flags)
-{
-	unsigned char *p;
-	int tries, ret = -EINVAL;
-
-	for (tries = 0; tries < 20; tries++) {
-		p = map(3, PROT_READ | PROT_WRITE);
-		if (!p || munmap(p + ps, ps))
-			return -EINVAL;
-		ret = accel_host_register(NULL, p, 3 * ps, flags);
-		if (hole(p + ps)) {
-			*pp = p;
-			return ret;
-		}
-		/* Not ours to unmap: only our two pages go. */
-		if (!ret)
-			accel_host_unregister(p, 0);
-		munmap(p, ps);
-		munmap(p + 2 * ps, ps);
-	}
-	return -EAGAIN;
-}
-
 static int unmapped_or_inaccessible(void)
 {
 	unsigned char *p, *q;
 
 	CHECK(t_ctx());
 	/* A hole in the middle. */
-	CHECK_RET(register_over_hole(&p, 0), -EFAULT);
-	CHECK_RET(register_over_hole(&q, ACCEL_HOST_REGISTER_READONLY),
+	CHECK_RET(t_register_over_hole(&p, 0), -EFAULT);
+	CHECK_RET(t_register_over_hole(&q, ACCEL_HOST_REGISTER_READONLY),
 		  -EFAULT);
 	munmap(q, ps);
 	munmap(q + 2 * ps, ps);
