@@ -477,8 +477,9 @@ bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
  * the allocation or is destroyed. The backend adds what its device needs
  * (host_import: the cuda backend shares the owner's mapping and CUDA
  * registration, kept until the last import is cleaned up, so the import's
- * copies go straight from the pinned pages). Lock order: the owner's ctx->lock is
- * dropped before the importer's is taken; the transport's locks come last.
+ * copies go straight from the pinned pages). Lock order: the owner's
+ * ctx->lock is dropped before the importer's is taken; the transport's
+ * locks come last.
  */
 struct portable_arg {
 	struct accel_ctx *self;
