@@ -62,8 +62,8 @@ struct ip_region {
 	unsigned char *base;
 	size_t map_len;		/* HOST, DEVICE: length of our mapping */
 	int memfd;		/* HOST: backing file, mapped by the user */
-	bool locked;
 	u64 charged;		/* USER: bytes charged to pinned_bytes */
+	u64 memlock;		/* USER, HOST: bytes charged to ip_memlock */
 	u32 dev;		/* DEVICE: the device whose memory it is */
 };
 
