@@ -267,10 +267,11 @@ static void ctx_all_unlink(struct accel_ctx *ctx)
  * moves the copy to the allocation's address (mremap() only: the child of
  * a multithreaded parent may not call malloc()); the parent unmaps its
  * copy and marks the mapping inheritable again. Where the copy cannot be
- * made (no memory), the child gets an inaccessible range at that address
- * instead: touching it raises SIGSEGV, the parent's memory is never
- * reachable from the child. Under fork_prepare()'s locks, so every
- * context's region table stays as it is until the handlers are done.
+ * made (no memory, or the user unmapped some of it), the child gets an
+ * inaccessible range at that address instead: touching it raises SIGSEGV,
+ * the parent's memory is never reachable from the child. Under
+ * fork_prepare()'s locks, so every context's region table stays as it is
+ * until the handlers are done.
  */
 static void fork_snapshot_prepare(void)
 {
@@ -289,8 +290,12 @@ static void fork_snapshot_prepare(void)
 			p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p != MAP_FAILED) {
-				memcpy(p, (void *)r->base, r->map_len);
-				r->fork_copy = (uintptr_t)p;
+				/* Checked: the user may have unmapped some. */
+				if (accel_copy_checked(p, (void *)r->base,
+						       r->map_len))
+					munmap(p, r->map_len);
+				else
+					r->fork_copy = (uintptr_t)p;
 			}
 			madvise((void *)r->base, r->map_len, MADV_DONTFORK);
 		}
