@@ -46,6 +46,16 @@ static void ip_memlock_uncharge(struct ip_region *r)
 	r->memlock = 0;
 }
 
+/*
+ * The child's memory is its own (fork() gives it private copies): the
+ * parent's regions, which the child can never release (-EACCES), charge
+ * the child nothing, as mlock()ed pages are not locked in a child.
+ */
+void ip_mem_forked(void)
+{
+	atomic_store(&ip_memlock, 0);
+}
+
 void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r)
 {
 	switch (r->core.kind) {
