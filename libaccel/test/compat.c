@@ -252,7 +252,7 @@ static int cuda_device_queries(void)
 	CHECK(cudaGetDeviceCount(&n) == cudaSuccess && n >= 1);
 	CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == ap.device);
 	CHECK(cudaSetDevice(dev) == cudaSuccess);
-	CHECK(cudaSetDevice(dev + 1) == cudaErrorInvalidDevice);
+	CHECK(cudaSetDevice(n) == cudaErrorInvalidDevice);
 	CHECK(cudaGetDeviceProperties(&p, dev + 1) == cudaErrorInvalidDevice);
 	CHECK(cudaGetDeviceProperties(&p, dev) == cudaSuccess);
 	CHECK(!strcmp(p.name, ap.name));
@@ -357,14 +357,17 @@ static int cuda_stream_add_callback_status(void)
 static int acl_contexts_and_errors(void)
 {
 	aclrtContext ctx = NULL, cur = NULL;
+	uint32_t count = 0;
 	aclrtStream s;
 
 	CHECK(aclrtCreateStream(&s) == ACL_ERROR_UNINITIALIZE);
-	CHECK(aclrtCreateContext(&ctx, 1) == ACL_ERROR_INVALID_DEVICE);
+	/* Past the last device (ASC_MAX_DEVICES, 64, at most). */
+	CHECK(aclrtCreateContext(&ctx, 64) == ACL_ERROR_INVALID_DEVICE);
 	CHECK_RET(accel_context_get_current(&cur), -ENODEV);
 	CHECK(aclrtCreateContext(&ctx, 0) == ACL_SUCCESS);
 	CHECK(aclrtGetCurrentContext(&cur) == ACL_SUCCESS && cur == ctx);
-	CHECK(aclrtSetDevice(1) == ACL_ERROR_INVALID_DEVICE);
+	CHECK(aclrtGetDeviceCount(&count) == ACL_SUCCESS && count >= 1);
+	CHECK(aclrtSetDevice((int32_t)count) == ACL_ERROR_INVALID_DEVICE);
 	CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
 	CHECK(aclrtCreateStream(&s) == ACL_SUCCESS);
 	CHECK(aclrtDestroyStream(s) == ACL_SUCCESS);
