@@ -36,8 +36,9 @@
  *    buffers and registrations account for (plus the staging pool, see
  *    api_opts.pool_bytes), and exactly the starting value once every
  *    context is destroyed. Over inproc the total is VmLck of
- *    /proc/self/status (inproc mlock()s what the module would pin), over
- *    the module the driver's debugfs summary.
+ *    /proc/self/status (inproc mlock()s its own mappings of pinned
+ *    buffers; registrations are charged, not locked), over the module the
+ *    driver's debugfs summary.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -398,30 +399,19 @@ static long long pinned_now(void)
 	return v;
 }
 
-struct span {
-	uintptr_t a, b;
-};
-
-static int span_cmp(const void *x, const void *y)
-{
-	const struct span *s = x, *t = y;
-
-	return s->a < t->a ? -1 : s->a > t->a;
-}
-
 /*
  * What the live pinned buffers and registrations account for: over the
  * module the sum of their pinned pages (each region pins its own). Over
  * inproc, a pinned buffer is locked in the transport's own mapping of its
- * memfd, apart from the caller's; registrations lock the caller's pages,
- * and mlock() of a locked page locks it once: their union.
+ * memfd, apart from the caller's; registrations are charged to
+ * RLIMIT_MEMLOCK without locking the caller's pages (a release must not
+ * unlock what the caller or another registration holds): they are not
+ * in VmLck.
  */
 static long long pinned_expected(void)
 {
-	struct span sp[NBUF * 2];
 	long long sum = 0, host = 0;
-	uintptr_t end = 0;
-	int i, j, n = 0;
+	int i, j;
 
 	for (i = 0; i < NBUF; i++) {
 		struct xbuf *b = &st.buf[i];
@@ -431,34 +421,18 @@ static long long pinned_expected(void)
 		for (j = 0; j < 2; j++) {
 			struct xreg *r = &b->reg[j];
 
-			if (!r->live)
-				continue;
-			sp[n].a = page_floor((uintptr_t)b->p + r->off);
-			sp[n++].b = page_ceil((uintptr_t)b->p + r->off + r->len);
+			if (r->live)
+				sum += page_ceil((uintptr_t)b->p + r->off +
+						 r->len) -
+				       page_floor((uintptr_t)b->p + r->off);
 		}
 	}
-	for (i = 0; i < n; i++)
-		sum += sp[i].b - sp[i].a;
-	/* Over inproc the munmap() took the orphan's mlock() with it. */
+	if (!st.kernel)
+		return host;
 	for (i = 0; i < NBUF * 2; i++)
 		if (st.orphan[i].live)
-			host += st.orphan[i].span;
-	if (st.kernel)
-		return host + sum;
-	for (i = 0; i < NBUF * 2; i++)
-		if (st.orphan[i].live)
-			host -= st.orphan[i].span;
-	qsort(sp, n, sizeof(sp[0]), span_cmp);
-	sum = host;
-	for (i = 0; i < n; i++) {
-		uintptr_t a = sp[i].a > end ? sp[i].a : end;
-
-		if (sp[i].b > a)
-			sum += sp[i].b - a;
-		if (sp[i].b > end)
-			end = sp[i].b;
-	}
-	return sum;
+			sum += st.orphan[i].span;
+	return host + sum;
 }
 
 static int live_contexts(void)

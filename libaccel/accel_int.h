@@ -89,6 +89,8 @@ struct accel_region {
 	 * never the user's to unregister, released with the allocation.
 	 */
 	bool shadow;
+	/* HOST_ALLOC, between fork()'s handlers: the child's snapshot. */
+	uintptr_t fork_copy;
 };
 
 struct accel_hostfn_job;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "accel_int.h"
 #include "staging.h"
@@ -273,6 +274,83 @@ static void ctx_all_unlink(struct accel_ctx *ctx)
 }
 
 /*
+ * Pinned host allocations are MAP_SHARED mappings (a memory file inproc,
+ * the device's pages over the module): a child would share them with the
+ * parent, its writes reaching the parent's buffers and the sources of the
+ * parent's queued copies. fork() gives the child a private snapshot of
+ * each instead. Before the fork, the parent copies each allocation into a
+ * private anonymous mapping and marks the shared one MADV_DONTFORK; the
+ * child, which has the copy (copy-on-write) and not the shared mapping,
+ * moves the copy to the allocation's address (mremap() only: the child of
+ * a multithreaded parent may not call malloc()); the parent unmaps its
+ * copy and marks the mapping inheritable again. Where the copy cannot be
+ * made (no memory, or the user unmapped some of it), the child gets an
+ * inaccessible range at that address instead: touching it raises SIGSEGV,
+ * the parent's memory is never reachable from the child. Under
+ * fork_prepare()'s locks, so every context's region table stays as it is
+ * until the handlers are done.
+ */
+static void fork_snapshot_prepare(void)
+{
+	struct accel_ctx *ctx;
+	unsigned int i;
+	void *p;
+
+	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
+		for (i = 0; i < ctx->nregions; i++) {
+			struct accel_region *r = &ctx->regions[i];
+
+			r->fork_copy = 0;
+			/* Inherited by this process: private already. */
+			if (r->kind != LA_REGION_HOST_ALLOC || ctx->forked)
+				continue;
+			p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p != MAP_FAILED) {
+				/* Checked: the user may have unmapped some. */
+				if (accel_copy_checked(p, (void *)r->base,
+						       r->map_len))
+					munmap(p, r->map_len);
+				else
+					r->fork_copy = (uintptr_t)p;
+			}
+			madvise((void *)r->base, r->map_len, MADV_DONTFORK);
+		}
+	}
+}
+
+static void fork_snapshot_done(bool child)
+{
+	struct accel_ctx *ctx;
+	unsigned int i;
+
+	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
+		for (i = 0; i < ctx->nregions; i++) {
+			struct accel_region *r = &ctx->regions[i];
+			void *addr = (void *)r->base;
+
+			if (r->kind != LA_REGION_HOST_ALLOC || ctx->forked)
+				continue;
+			if (!child) {
+				madvise(addr, r->map_len, MADV_DOFORK);
+				if (r->fork_copy)
+					munmap((void *)r->fork_copy,
+					       r->map_len);
+			} else if (!r->fork_copy ||
+				   mremap((void *)r->fork_copy, r->map_len,
+					  r->map_len,
+					  MREMAP_MAYMOVE | MREMAP_FIXED,
+					  addr) == MAP_FAILED) {
+				mmap(addr, r->map_len, PROT_NONE,
+				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+				     MAP_NORESERVE, -1, 0);
+			}
+			r->fork_copy = 0;
+		}
+	}
+}
+
+/*
  * fork() while other threads are inside libaccel: the child has only the
  * forking thread, so a lock another thread held would stay held forever
  * there. Prepare takes every lock in the lock order (so none is held by
@@ -293,12 +371,14 @@ static void fork_prepare(void)
 	accel_handles_lock();
 	accel_check_lock();
 	accel_log_lock();
+	fork_snapshot_prepare();
 }
 
 static void fork_release(bool child)
 {
 	struct accel_ctx *ctx;
 
+	fork_snapshot_done(child);
 	accel_log_unlock();
 	accel_check_unlock();
 	accel_handles_unlock();

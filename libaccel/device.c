@@ -25,7 +25,7 @@
 #include "accel_int.h"
 
 /* CAP_IPC_LOCK in the effective set: RLIMIT_MEMLOCK does not apply. */
-static bool has_ipc_lock(void)
+bool accel_has_ipc_lock(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -41,14 +41,15 @@ static bool has_ipc_lock(void)
 
 /*
  * Both transports pin under RLIMIT_MEMLOCK (the module charges it as
- * io_uring does, inproc pins with mlock), on top of the context's limit.
+ * io_uring does, inproc charges a process-wide count the same way), on
+ * top of the context's limit.
  */
 static uint64_t pinned_limit(const struct accel_ctx *ctx)
 {
 	uint64_t limit = ctx->info.max_pinned_bytes;
 	struct rlimit rl;
 
-	if (has_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	if (accel_has_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return limit;
 	return (uint64_t)rl.rlim_cur < limit ? (uint64_t)rl.rlim_cur : limit;

@@ -107,6 +107,12 @@ int accel_kregion_release(struct accel_ctx *ctx, uint32_t handle,
 	return accel_ioctl(ctx, ACCEL_IOC_MEM_RELEASE, &rel);
 }
 
+static void region_limit_error(const struct accel_ctx *ctx)
+{
+	accel_set_error("the context has %u memory regions already: device and pinned allocations, registrations and the staging pool's chunks together (see LIMITS in libaccel(7)): free one",
+			ctx->info.max_regions);
+}
+
 int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 			uint32_t *handle, uint64_t *offset)
 {
@@ -126,6 +132,8 @@ int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,
 	if (!ret) {
 		*handle = a.handle;
 		*offset = a.mmap_offset;
+	} else if (ret == -ENOSPC) {
+		region_limit_error(ctx);
 	}
 	return ret;
 }
@@ -258,6 +266,8 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
 	if (ret == -ENOMEM)
 		accel_pin_error(ctx, size, "accel_host_register()");
+	else if (ret == -ENOSPC)
+		region_limit_error(ctx);
 	if (ret)
 		goto out_unlock;
 	memset(&r, 0, sizeof(r));

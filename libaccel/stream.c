@@ -103,6 +103,11 @@ static int stream_new(struct accel_ctx *ctx, unsigned int flags,
 	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_CREATE, &sc);
 	s->device = ctx->device;
 	pthread_mutex_unlock(&ctx->dev_lock);
+	if (ret == -ENOSPC)
+		accel_set_error(is_default ?
+				"the calling thread's default stream (ACCEL_STREAM_DEFAULT) cannot be made: the context has %u streams already (destroy one, or pass a stream)" :
+				"the context has %u streams already (see LIMITS in libaccel(7))",
+				ctx->info.max_streams);
 	if (ret)
 		goto err_free;
 	s->kstream = sc.handle;
@@ -522,6 +527,9 @@ int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
 	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_CREATE, &ec);
 	if (!ret)
 		*handle = ec.handle;
+	else if (ret == -ENOSPC)
+		accel_set_error("the context has all its %u events in use, those libaccel keeps for host functions and pageable copies included (see LIMITS in libaccel(7)): destroy events",
+				ctx->info.max_events);
 	return ret;
 }
 

@@ -49,6 +49,8 @@ struct accel_transport_ops {
  * driver pins it: mapped and readable, and writable if @write (vmcheck.c).
  */
 int accel_range_check(uint64_t addr, uint64_t len, bool write);
+/* CAP_IPC_LOCK in the effective set: RLIMIT_MEMLOCK does not apply (device.c). */
+bool accel_has_ipc_lock(void);
 /*
  * memmove() that returns -EFAULT instead of faulting when either range is
  * not (or no longer) mapped with the access it needs (vmcheck.c).

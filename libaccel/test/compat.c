@@ -255,7 +255,7 @@ static int cuda_device_queries(void)
 	CHECK(cudaGetDeviceCount(&n) == cudaSuccess && n >= 1);
 	CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == ap.device);
 	CHECK(cudaSetDevice(dev) == cudaSuccess);
-	CHECK(cudaSetDevice(dev + 1) == cudaErrorInvalidDevice);
+	CHECK(cudaSetDevice(n) == cudaErrorInvalidDevice);
 	CHECK(cudaGetDeviceProperties(&p, dev + 1) == cudaErrorInvalidDevice);
 	CHECK(cudaGetDeviceProperties(&p, dev) == cudaSuccess);
 	CHECK(!strcmp(p.name, ap.name));
@@ -360,14 +360,17 @@ static int cuda_stream_add_callback_status(void)
 static int acl_contexts_and_errors(void)
 {
 	aclrtContext ctx = NULL, cur = NULL;
+	uint32_t count = 0;
 	aclrtStream s;
 
 	CHECK(aclrtCreateStream(&s) == ACL_ERROR_UNINITIALIZE);
-	CHECK(aclrtCreateContext(&ctx, 1) == ACL_ERROR_INVALID_DEVICE);
+	/* Past the last device (ASC_MAX_DEVICES, 64, at most). */
+	CHECK(aclrtCreateContext(&ctx, 64) == ACL_ERROR_INVALID_DEVICE);
 	CHECK_RET(accel_context_get_current(&cur), -ENODEV);
 	CHECK(aclrtCreateContext(&ctx, 0) == ACL_SUCCESS);
 	CHECK(aclrtGetCurrentContext(&cur) == ACL_SUCCESS && cur == ctx);
-	CHECK(aclrtSetDevice(1) == ACL_ERROR_INVALID_DEVICE);
+	CHECK(aclrtGetDeviceCount(&count) == ACL_SUCCESS && count >= 1);
+	CHECK(aclrtSetDevice((int32_t)count) == ACL_ERROR_INVALID_DEVICE);
 	CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
 	CHECK(aclrtCreateStream(&s) == ACL_SUCCESS);
 	CHECK(aclrtDestroyStream(s) == ACL_SUCCESS);
@@ -484,6 +487,76 @@ static int acl_memset_and_2d(void)
 	return T_PASS;
 }
 
+/*
+ * The usual loop over the devices: cudaSetDevice(i) and aclrtSetDevice(i)
+ * for every i below the count, each moving the current context to device
+ * i (its new streams and memory go there); past the last or negative:
+ * the invalid-device error, the device unchanged. Over inproc with three
+ * devices (ACCEL_INPROC_DEVICES, unless set); the cuda backend runs a
+ * context on one GPU and refuses the others.
+ */
+static int set_device_each(void)
+{
+	bool had = getenv("ACCEL_INPROC_DEVICES") != NULL;
+	const char *backend = "";
+	accel_context *ctx = NULL, *ac = NULL;
+	int n = 0, i, dev = -1, first = -1, sd = -1;
+	accel_stream_t as;
+	cudaStream_t s;
+	void *d;
+
+	setenv("ACCEL_INPROC_DEVICES", "3", 0);
+	CHECK_OK(accel_context_create(&ctx, 0));
+	if (!had)
+		unsetenv("ACCEL_INPROC_DEVICES");
+	CHECK_OK(accel_context_set_current(ctx));
+	CHECK_OK(accel_context_get_backend(ctx, &backend));
+	CHECK(cudaGetDeviceCount(&n) == cudaSuccess && n >= 1);
+	printf("# %d devices\n", n);
+	CHECK(cudaGetDevice(&first) == cudaSuccess);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(backend, "cuda") && i != first) {
+			CHECK(cudaSetDevice(i) == cudaErrorInvalidDevice);
+			CHECK(aclrtSetDevice(i) == ACL_ERROR_INVALID_DEVICE);
+			continue;
+		}
+		CHECK(cudaSetDevice(i) == cudaSuccess);
+		CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == i);
+		CHECK_OK(accel_context_get_device(ctx, &dev));
+		CHECK_RET(dev, i);
+		CHECK(cudaStreamCreate(&s) == cudaSuccess);
+		CHECK_OK(accel_stream_get_device(s, &sd));
+		CHECK_RET(sd, i);
+		CHECK(cudaStreamDestroy(s) == cudaSuccess);
+		CHECK(cudaMalloc(&d, 64) == cudaSuccess);
+		CHECK(cudaFree(d) == cudaSuccess);
+		CHECK(aclrtSetDevice(i) == ACL_SUCCESS);
+		CHECK_OK(accel_context_get_device(ctx, &dev));
+		CHECK_RET(dev, i);
+	}
+	CHECK(cudaSetDevice(n) == cudaErrorInvalidDevice);
+	CHECK(cudaSetDevice(-1) == cudaErrorInvalidDevice);
+	CHECK(aclrtSetDevice(n) == ACL_ERROR_INVALID_DEVICE);
+	CHECK(aclrtSetDevice(-1) == ACL_ERROR_INVALID_DEVICE);
+	CHECK(cudaGetDevice(&dev) == cudaSuccess);
+	CHECK_RET(dev, strcmp(backend, "cuda") ? n - 1 : first);
+	/* A context made on the last device, its streams there. */
+	if (strcmp(backend, "cuda")) {
+		setenv("ACCEL_INPROC_DEVICES", "3", 0);
+		CHECK(aclrtCreateContext(&ac, n - 1) == ACL_SUCCESS);
+		if (!had)
+			unsetenv("ACCEL_INPROC_DEVICES");
+		CHECK(aclrtCreateStream(&as) == ACL_SUCCESS);
+		CHECK_OK(accel_stream_get_device(as, &sd));
+		CHECK_RET(sd, n - 1);
+		CHECK(aclrtDestroyStream(as) == ACL_SUCCESS);
+		CHECK(aclrtDestroyContext(ac) == ACL_SUCCESS);
+		CHECK(aclrtCreateContext(&ac, n) == ACL_ERROR_INVALID_DEVICE);
+	}
+	CHECK_OK(accel_context_destroy(ctx));
+	return T_PASS;
+}
+
 T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
        T(cuda_memcpy_is_synchronous), T(cuda_device_queries),
        T(cuda_stream_add_callback_status), T(cuda_malloc_async),
@@ -492,4 +565,4 @@ T_MAIN(T(cuda_primary_context_on_first_use), T(cuda_not_ready_and_errors),
        T(cuda_primary_made_once_by_racing_threads),
        T(acl_default_made_once_by_racing_threads),
        T(cuda_memcpy_async_pageable_dst_done_on_return),
-       T(cuda_memset_and_2d), T(acl_memset_and_2d))
+       T(cuda_memset_and_2d), T(acl_memset_and_2d), T(set_device_each))

@@ -7,6 +7,8 @@
  * descriptors queued per stream; past them -ENOSPC, or -EAGAIN for a
  * full queue. Whatever fails changes nothing: freeing one makes room.
  */
+#include <stdbool.h>
+
 #include "helpers.h"
 
 static void noop(void *arg)
@@ -198,6 +200,170 @@ out:
 	return ret;
 }
 
+/* @cond holds (a call's errno), and accel_last_error_string() says why. */
+#define CHECK_WHY(cond, why) do {					\
+	CHECK(cond);							\
+	if (!strstr(accel_last_error_string(), why)) {			\
+		printf("# %s: message \"%s\"\n", #cond,		\
+		       accel_last_error_string());			\
+		return T_FAIL;						\
+	}								\
+} while (0)
+
+static void callback_noop(accel_stream_t s, int status, void *arg)
+{
+	(void)s;
+	(void)status;
+	(void)arg;
+}
+
+/*
+ * With every stream of the context taken, a thread that has no default
+ * stream in it yet cannot get one: every call that takes
+ * ACCEL_STREAM_DEFAULT returns -ENOSPC and says so; one stream destroyed
+ * makes room.
+ */
+static int default_stream_enospc(void)
+{
+	static const char why[] = "default stream (ACCEL_STREAM_DEFAULT) cannot be made";
+	accel_context *c = t_ctx();
+	accel_stream_t s, last = NULL, user, ds = ACCEL_STREAM_DEFAULT;
+	const void *srcs[1];
+	void *dsts[1], *pool;
+	size_t sizes[1] = { 16 };
+	unsigned int flags;
+	accel_event_t ev, hev;
+	int n = 0, v;
+	char *h;
+	void *d;
+
+	CHECK(c);
+	CHECK_OK(accel_context_set_current(c));
+	CHECK_OK(accel_stream_create(c, 0, 0, &user));
+	CHECK_OK(accel_malloc(c, &d, 4096));
+	CHECK_OK(accel_host_alloc(c, (void **)&h, 4096, 0));
+	CHECK_OK(accel_event_create(c, 0, &ev));
+	CHECK_OK(accel_event_create(c, ACCEL_EVENT_HOST, &hev));
+	CHECK_OK(accel_malloc_async(user, &pool, 64));
+	CHECK_OK(accel_stream_synchronize(user, ACCEL_TIMEOUT_INFINITE));
+	while (!accel_stream_create(c, 0, 0, &s)) {
+		last = s;
+		n++;
+	}
+	CHECK(last);
+	dsts[0] = d;
+	srcs[0] = h;
+	CHECK_WHY(accel_stream_query(ds) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_synchronize(ds, 0) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_get_priority(ds, &v) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_get_flags(ds, &flags) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_get_device(ds, &v) == -ENOSPC, why);
+	CHECK_WHY(accel_memcpy_async(ds, d, h, 16, ACCEL_MEMCPY_H2D) ==
+		  -ENOSPC, why);
+	CHECK_WHY(accel_memcpy_batch_async(ds, dsts, srcs, sizes, 1,
+					   ACCEL_MEMCPY_H2D) == -ENOSPC, why);
+	CHECK_WHY(accel_memcpy_2d_async(ds, d, 16, h, 16, 16, 2,
+					ACCEL_MEMCPY_H2D) == -ENOSPC, why);
+	CHECK_WHY(accel_memcpy_peer_async(ds, d, 0, (char *)d + 64, 0, 16) ==
+		  -ENOSPC, why);
+	CHECK_WHY(accel_memset_async(ds, d, 0, 16) == -ENOSPC, why);
+	CHECK_WHY(accel_memset_d16_async(ds, d, 0, 8) == -ENOSPC, why);
+	CHECK_WHY(accel_memset_d32_async(ds, d, 0, 4) == -ENOSPC, why);
+	CHECK_WHY(accel_event_record(ev, ds) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_wait_event(ds, ev, 0) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_wait_value(ds, hev, 1, 0) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_write_value(ds, hev, 1, 0) == -ENOSPC, why);
+	CHECK_WHY(accel_launch_host_func(ds, noop, NULL) == -ENOSPC, why);
+	CHECK_WHY(accel_stream_add_callback(ds, callback_noop, NULL, 0) ==
+		  -ENOSPC, why);
+	CHECK_WHY(accel_malloc_async(ds, &d, 64) == -ENOSPC, why);
+	CHECK_WHY(accel_free_async(ds, pool) == -ENOSPC, why);
+	/* Nothing changed: the pool block is still allocated. */
+	CHECK_OK(accel_stream_destroy(last));
+	CHECK_OK(accel_stream_query(ACCEL_STREAM_DEFAULT));
+	CHECK_OK(accel_free_async(ACCEL_STREAM_DEFAULT, pool));
+	CHECK_OK(accel_stream_synchronize(ACCEL_STREAM_DEFAULT,
+					  ACCEL_TIMEOUT_INFINITE));
+	return T_PASS;
+}
+
+/*
+ * A pageable copy each way with nothing for the staging pool: -ENOSPC;
+ * @h2h: a pageable H2H copy too (it needs an event, not a chunk).
+ */
+static int pageable_copies_nospc(accel_stream_t s, void *d, bool h2h,
+				 const char *why)
+{
+	char pg[64] = "pageable", out[64];
+	const void *srcs[1] = { pg };
+	void *dsts[1] = { d };
+	size_t sizes[1] = { sizeof(pg) };
+
+	CHECK_WHY(accel_memcpy_async(s, d, pg, sizeof(pg), ACCEL_MEMCPY_H2D) ==
+		  -ENOSPC, why);
+	CHECK_WHY(accel_memcpy_async(s, out, d, sizeof(out), ACCEL_MEMCPY_D2H) ==
+		  -ENOSPC, why);
+	if (h2h)
+		CHECK_WHY(accel_memcpy_async(s, out, pg, sizeof(out),
+					     ACCEL_MEMCPY_H2H) == -ENOSPC, why);
+	CHECK_WHY(accel_memcpy_batch_async(s, dsts, srcs, sizes, 1,
+					   ACCEL_MEMCPY_H2D) == -ENOSPC, why);
+	return T_PASS;
+}
+
+/* A pageable copy that made it after all: the bytes arrived. */
+static int pageable_copy_works(accel_stream_t s, void *d)
+{
+	char pg[64] = "pageable", out[64] = "";
+
+	CHECK_OK(accel_memcpy_async(s, d, pg, sizeof(pg), ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s, out, d, sizeof(out), ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	CHECK(!strcmp(out, "pageable"));
+	return T_PASS;
+}
+
+/*
+ * Pageable copies are staged through chunks the pool makes on first use,
+ * each a memory region with an event: with every event, or every region,
+ * of the context taken before the first, they return -ENOSPC and say
+ * which; one freed makes room.
+ */
+static int pageable_copy_enospc(void)
+{
+	static accel_event_t evs[65536];
+	accel_context *c = t_ctx();
+	accel_stream_t s;
+	void *d, *r, *rlast = NULL;
+	int n = 0, i;
+
+	CHECK(c);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_malloc(c, &d, 4096));
+	while (n < 65536 && !accel_event_create(c, 0, &evs[n]))
+		n++;
+	CHECK_RET(pageable_copies_nospc(s, d, true, "events in use"), T_PASS);
+	/* A few events back: the pool has what a chunk and a copy need. */
+	for (i = 0; i < 16 && n; i++)
+		CHECK_OK(accel_event_destroy(evs[--n]));
+	CHECK_RET(pageable_copy_works(s, d), T_PASS);
+
+	c = t_ctx();
+	CHECK(c);
+	CHECK_OK(accel_stream_create(c, 0, 0, &s));
+	CHECK_OK(accel_malloc(c, &d, 4096));
+	while (!accel_malloc(c, &r, 1))
+		rlast = r;
+	CHECK(rlast);
+	CHECK_RET(pageable_copies_nospc(s, d, false,
+					"memory regions already"),
+		  T_PASS);
+	CHECK_OK(accel_free(rlast));
+	CHECK_RET(pageable_copy_works(s, d), T_PASS);
+	return T_PASS;
+}
+
 T_MAIN(T(streams_enospc), T(events_enospc), T(host_function_takes_an_event),
        T(device_allocations_enospc), T(queue_full_eagain),
-       T(queue_full_staged_copy_queues_nothing))
+       T(queue_full_staged_copy_queues_nothing), T(default_stream_enospc),
+       T(pageable_copy_enospc))

@@ -172,17 +172,22 @@ static inline aclError aclrtGetDeviceCount(uint32_t *count)
 	return accel_acl_error(r);
 }
 
-/* Check the ordinal against the context's device, making it if needed. */
+/*
+ * The current context's current device (accel_context_set_device()),
+ * making the default context if needed. The device is the context's,
+ * shared by its threads; the cuda backend runs a context on one GPU and
+ * refuses any other (aclrtCreateContext() makes one on another).
+ */
 static inline aclError aclrtSetDevice(int32_t deviceId)
 {
-	struct accel_device_prop p;
 	int r = accel_acl_default_context();
 
-	if (!r)
-		r = accel_device_get_properties(NULL, &p);
 	if (r)
 		return accel_acl_error(r);
-	return deviceId == p.device ? ACL_SUCCESS : ACL_ERROR_INVALID_DEVICE;
+	r = accel_context_set_device(NULL, deviceId);
+	if (r == -ENODEV || r == -EOPNOTSUPP)
+		return ACL_ERROR_INVALID_DEVICE;
+	return accel_acl_error(r);
 }
 
 /* Waits for the device's work; contexts go with aclrtDestroyContext. */
@@ -207,11 +212,22 @@ static inline aclError aclrtCreateContext(aclrtContext *context,
 	if (r)
 		return accel_acl_error(r);
 	r = accel_device_get_properties(*context, &p);
-	if (!r && p.device != deviceId) {
+	if (!r && p.device != deviceId)
+		r = accel_context_set_device(*context, deviceId);
+	if (r == -EOPNOTSUPP) {
+		/* The cuda backend: a context of its own on that GPU. */
 		accel_context_destroy(*context);
-		return ACL_ERROR_INVALID_DEVICE;
+		r = accel_context_create_on_device(context, deviceId, 0);
+		if (r == -ENODEV)
+			return ACL_ERROR_INVALID_DEVICE;
+		return accel_acl_error(r);
 	}
-	return accel_acl_error(r);
+	if (r) {
+		accel_context_destroy(*context);
+		return r == -ENODEV ? ACL_ERROR_INVALID_DEVICE :
+		       accel_acl_error(r);
+	}
+	return ACL_SUCCESS;
 }
 
 static inline aclError aclrtDestroyContext(aclrtContext context)

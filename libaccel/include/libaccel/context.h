@@ -450,6 +450,9 @@ int accel_context_get_device(accel_context *ctx, int *device);
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-EACCES - the context was created by another process
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7))
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_get_device(accel_stream_t stream, int *device);
 
@@ -519,6 +522,9 @@ int accel_device_can_access_peer(accel_context *ctx, int *can_access,
  * * %-EFAULT - a pointer is stream-ordered pool memory that is not
  *   allocated (freed with accel_free_async() or accel_free(), or never
  *   handed out by accel_malloc_async()); nothing is queued
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 			    const void *src, int src_device, size_t bytes);

@@ -67,6 +67,11 @@ enum accel_memcpy_kind {
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - a pageable side is staged and the context has all its 65536
+ *   events or 8192 memory regions in use, so the staging pool can take
+ *   none for it (libaccel(7) LIMITS); or @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind);
@@ -124,6 +129,11 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
  *   fork() using its parent's context); the call changed nothing
  * * %-EFAULT - a pageable source cannot be read, or a pageable destination
  *   cannot be written (see accel_memcpy_async(3))
+ * * %-ENOSPC - a pageable side is staged and the context has all its 65536
+ *   events or 8192 memory regions in use, so the staging pool can take
+ *   none for it (libaccel(7) LIMITS); or @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 			     const void *const *srcs, const size_t *sizes,
@@ -174,6 +184,9 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
  * * %-EFAULT - a pointer is stream-ordered pool memory that is not
  *   allocated (freed with accel_free_async() or accel_free(), or never
  *   handed out by accel_malloc_async()); nothing is queued
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_memset_async(accel_stream_t stream, void *ptr, int value,
 		       size_t bytes);
@@ -259,6 +272,9 @@ int accel_memset_d32_async(accel_stream_t stream, void *ptr, uint32_t value,
  * * %-EFAULT - a pointer is stream-ordered pool memory that is not
  *   allocated (freed with accel_free_async() or accel_free(), or never
  *   handed out by accel_malloc_async()); nothing is queued
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 			  const void *src, size_t spitch, size_t width,

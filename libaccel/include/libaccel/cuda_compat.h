@@ -262,32 +262,28 @@ static inline cudaError_t cudaGetDeviceCount(int *count)
 	ACCEL_CUDA_CALL(accel_device_get_count(NULL, count));
 }
 
+/* The current context's current device (accel_context_get_device()). */
 static inline cudaError_t cudaGetDevice(int *device)
 {
-	struct accel_device_prop p;
-	int r;
-
-	if (!device)
-		return accel_cuda_ret(-EINVAL);
-	r = accel_device_get_properties(NULL, &p);
-	if (r == -ENODEV && !accel_cuda_primary())
-		r = accel_device_get_properties(NULL, &p);
-	if (!r)
-		*device = p.device;
-	return accel_cuda_ret(r);
+	ACCEL_CUDA_CALL(accel_context_get_device(NULL, device));
 }
 
-/* One device per context: the one the context runs on. */
+/*
+ * The current context's current device (accel_context_set_device()):
+ * streams and device memory made from now on go there. The device is the
+ * context's, shared by its threads, where CUDA's is per thread; the cuda
+ * backend runs a context on one GPU and refuses any other.
+ */
 static inline cudaError_t cudaSetDevice(int device)
 {
-	int cur;
-	cudaError_t e = cudaGetDevice(&cur);
+	int r = accel_cuda_primary();
 
-	if (e != cudaSuccess)
-		return e;
-	if (device != cur)
+	if (r)
+		return accel_cuda_ret(r);
+	r = accel_context_set_device(NULL, device);
+	if (r == -ENODEV || r == -EOPNOTSUPP)
 		return accel_cuda_last_error = cudaErrorInvalidDevice;
-	return cudaSuccess;
+	return accel_cuda_ret(r);
 }
 
 static inline cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop,
@@ -537,12 +533,15 @@ static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool,
 {
 	accel_context *ctx = NULL;
 	cudaError_t e;
+	int cur;
 
 	if (!pool)
 		return accel_cuda_ret(-EINVAL);
-	e = cudaSetDevice(device);
+	e = cudaGetDevice(&cur);
 	if (e != cudaSuccess)
 		return e;
+	if (device != cur)
+		return accel_cuda_last_error = cudaErrorInvalidDevice;
 	e = accel_cuda_ret(accel_context_get_current(&ctx));
 	if (e == cudaSuccess)
 		*pool = ctx;

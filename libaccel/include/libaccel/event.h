@@ -106,6 +106,9 @@ int accel_event_destroy(accel_event_t event);
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_event_record(accel_event_t event, accel_stream_t stream);
 
@@ -212,6 +215,9 @@ int accel_event_elapsed_time(float *ms, accel_event_t start,
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_wait_event(accel_stream_t stream, accel_event_t event,
 			    unsigned int flags);
@@ -303,6 +309,9 @@ int accel_event_signal(accel_event_t event, uint64_t value,
  * * %-ENOENT - a handle is stale or unknown
  * * %-EIO - the @stream failed
  * * %-EAGAIN - the @stream's queue is full
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_wait_value(accel_stream_t stream, accel_event_t event,
 			    uint64_t value, unsigned int flags);

@@ -248,7 +248,10 @@ int accel_free(void *dev_ptr);
  *   even after idle chunks were given back, or out of memory
  *   (accel_last_error_string(3) gives the pool's figures)
  * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS);
- *   each pool chunk is one
+ *   each pool chunk is one;
+ *   or @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  * * %-EIO - the @stream failed
  * * %-ENOENT - @stream is stale or unknown
  * * %-ENODEV - %ACCEL_STREAM_DEFAULT and no context is alive
@@ -292,6 +295,9 @@ int accel_malloc_async(accel_stream_t stream, void **dev_ptr, size_t size);
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_free_async(accel_stream_t stream, void *dev_ptr);
 

@@ -91,6 +91,9 @@ int accel_stream_destroy(accel_stream_t stream);
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_query(accel_stream_t stream);
 
@@ -122,6 +125,9 @@ int accel_stream_query(accel_stream_t stream);
  * * %-ENOMEM - the driver had no memory for the wait
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
 
@@ -145,6 +151,9 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns);
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_get_priority(accel_stream_t stream, int *priority);
 
@@ -168,6 +177,9 @@ int accel_stream_get_priority(accel_stream_t stream, int *priority);
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_get_flags(accel_stream_t stream, unsigned int *flags);
 
@@ -238,7 +250,10 @@ typedef void (*accel_host_fn)(void *arg);
  *   child using its parent's context)
  * * %-ENOMEM - out of memory
  * * %-ENOSPC - no two events left in the context for the launch (each
- *   pending launch takes two; libaccel(7) LIMITS)
+ *   pending launch takes two; libaccel(7) LIMITS);
+ *   or @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  * * %-ENODEV - ACCEL_STREAM_DEFAULT and no context is alive
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
@@ -286,7 +301,10 @@ typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
  * * %-ENOTRECOVERABLE - the context is lost (see libaccel(7)).
  * * %-ENOMEM - out of memory.
  * * %-ENOSPC - no two events left in the context for the callback (each
- *   pending callback takes two; libaccel(7) LIMITS).
+ *   pending callback takes two; libaccel(7) LIMITS);
+ *   or @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_add_callback(accel_stream_t stream,
 			      accel_stream_callback_t fn, void *arg,
@@ -357,6 +375,9 @@ int accel_stream_add_callback(accel_stream_t stream,
  *   fork() using its parent's context); the call changed nothing
  * * %-ENOTRECOVERABLE - the context is lost (cuda backend: a sticky device
  *   error; accel_last_error_string(3) says which)
+ * * %-ENOSPC - @stream is ACCEL_STREAM_DEFAULT and the calling thread has
+ *   no default stream in the context yet, which has 1024 streams already
+ *   (libaccel(7) LIMITS)
  */
 int accel_stream_write_value(accel_stream_t stream, accel_event_t event,
 			     uint64_t value, unsigned int flags);

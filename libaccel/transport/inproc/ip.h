@@ -4,12 +4,12 @@
  * userspace model of the driver, for machines where the module cannot be
  * loaded. The rules come from the pure core (core/, compiled into libaccel
  * unchanged); these files are only the shell, each the twin of its driver
- * file: mlock for pinning (ip_mem.c ~ as_mem.c), a mutex and condition
- * variables for waiting, one worker thread per stream as the copy engine
- * (ip_engine.c ~ as_engine.c), streams and submission (ip_stream.c ~
- * as_stream.c), events and host waits (ip_event.c ~ as_event.c), the
- * executor protocol (ip_exec.c ~ as_exec.c) and the context with its
- * command table (ip_ctx.c ~ as_drv.c).
+ * file: a RLIMIT_MEMLOCK charge for pinning (ip_mem.c ~ as_mem.c), a
+ * mutex and condition variables for waiting, one worker thread per stream
+ * as the copy engine (ip_engine.c ~ as_engine.c), streams and submission
+ * (ip_stream.c ~ as_stream.c), events and host waits (ip_event.c ~
+ * as_event.c), the executor protocol (ip_exec.c ~ as_exec.c) and the
+ * context with its command table (ip_ctx.c ~ as_drv.c).
  *
  * Lock order: there is one lock per context (ip_ctx.lock), taken by every
  * command and by the workers, never nested with another lock of this
@@ -62,8 +62,8 @@ struct ip_region {
 	unsigned char *base;
 	size_t map_len;		/* HOST, DEVICE: length of our mapping */
 	int memfd;		/* HOST: backing file, mapped by the user */
-	bool locked;
 	u64 charged;		/* USER: bytes charged to pinned_bytes */
+	u64 memlock;		/* USER, HOST: bytes charged to ip_memlock */
 	u32 dev;		/* DEVICE: the device whose memory it is */
 };
 
@@ -204,6 +204,8 @@ void ip_process_release(struct ip_ctx *c, struct asc_release *rel);
 u32 ip_devices_env(void);
 
 /* ip_mem.c */
+/* In a child of fork(): it holds none of the parent's pins. */
+void ip_mem_forked(void);
 int ip_mem_register(struct ip_ctx *c, void *arg);
 int ip_mem_alloc(struct ip_ctx *c, void *arg);
 int ip_mem_release(struct ip_ctx *c, void *arg);

@@ -214,6 +214,7 @@ static pthread_once_t ip_atfork_once = PTHREAD_ONCE_INIT;
 static void ip_forked(void)
 {
 	atomic_fetch_add(&ip_fork_gen, 1);
+	ip_mem_forked();
 }
 
 static void ip_atfork_init(void)

@@ -1,46 +1,72 @@
 // SPDX-License-Identifier: MIT
 /*
- * The in-process transport: regions. mlock(2) for pinning user ranges,
- * memfd mappings for pinned host allocations, anonymous memory as device
- * memory, and their release (the twin of driver/as_mem.c).
+ * The in-process transport: regions. Pinned bytes charged to
+ * RLIMIT_MEMLOCK, memfd mappings for pinned host allocations, anonymous
+ * memory as device memory, and their release (the twin of driver/as_mem.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "ip.h"
 
+/*
+ * Bytes pinned by every inproc context of the process, charged against
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK: the module's
+ * locked_vm charge (as_mem_charge(), io_uring's), per region. Registered
+ * ranges are not mlock()ed: munlock() on release would undo a lock that
+ * another registration of the same pages, or the program itself
+ * (mlock(2), mlockall(2)), still holds, as mlock does not count.
+ */
+static _Atomic u64 ip_memlock;
+
+static int ip_memlock_charge(struct ip_region *r, u64 bytes)
+{
+	struct rlimit rl;
+	u64 cur, limit = UINT64_MAX;
+
+	if (accel_has_ipc_lock())
+		return 0;
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		limit = rl.rlim_cur;
+	cur = atomic_load(&ip_memlock);
+	do {
+		if (bytes > limit || cur > limit - bytes)
+			return -ENOMEM;
+	} while (!atomic_compare_exchange_weak(&ip_memlock, &cur, cur + bytes));
+	r->memlock = bytes;
+	return 0;
+}
+
+static void ip_memlock_uncharge(struct ip_region *r)
+{
+	atomic_fetch_sub(&ip_memlock, r->memlock);
+	r->memlock = 0;
+}
+
+/*
+ * The child's memory is its own (fork() gives it private copies): the
+ * parent's regions, which the child can never release (-EACCES), charge
+ * the child nothing, as mlock()ed pages are not locked in a child.
+ */
+void ip_mem_forked(void)
+{
+	atomic_store(&ip_memlock, 0);
+}
+
 void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r)
 {
-	long ps = c->page_size;
-
 	switch (r->core.kind) {
-	case IP_REGION_USER: {
-		u64 start = r->core.addr & ~(u64)(ps - 1);
-		u64 end = (r->core.addr + r->core.size + ps - 1) & ~(u64)(ps - 1);
-		struct ip_node *n;
-
-		/* Pages shared with another registered range stay locked. */
-		for (n = c->all_regions.next; n != &c->all_regions; n = n->next) {
-			struct ip_region *o = container_of(n, struct ip_region, node);
-
-			if (o == r || o->core.kind != IP_REGION_USER || !o->locked)
-				continue;
-			if (asc_ranges_overlap(start, ps, o->core.addr, o->core.size))
-				start += ps;
-			if (end > start &&
-			    asc_ranges_overlap(end - ps, ps, o->core.addr, o->core.size))
-				end -= ps;
-		}
-		if (r->locked && end > start)
-			munlock((void *)(uintptr_t)start, end - start);
+	case IP_REGION_USER:
+		ip_memlock_uncharge(r);
 		c->pinned_bytes -= r->charged;
 		break;
-	}
 	case IP_REGION_HOST:
 		munmap(r->base, r->map_len);
 		close(r->memfd);
+		ip_memlock_uncharge(r);
 		c->pinned_bytes -= r->map_len;
 		break;
 	case IP_REGION_DEVICE:
@@ -162,40 +188,48 @@ int ip_mem_register(struct ip_ctx *c, void *arg)
 				!(r->flags & ACCEL_MEM_READONLY));
 	if (ret)
 		goto err_unlock;
-	if (mlock((void *)(uintptr_t)start, end - start)) {
-		ret = -ENOMEM;
+	ret = ip_memlock_charge(reg, end - start);
+	if (ret)
 		goto err_unlock;
-	}
-	reg->locked = true;
 	ret = region_publish_locked(c, reg);
 	if (ret)
-		goto err_unlock_pages;
+		goto err_uncharge;
 	c->pinned_bytes += reg->charged;
 	r->handle = reg->handle;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 
-err_unlock_pages:
-	munlock((void *)(uintptr_t)start, end - start);
+err_uncharge:
+	ip_memlock_uncharge(reg);
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
 	free(reg);
 	return ret;
 }
 
-/* Our own view of a host region's memory file, locked as the module pins. */
+/*
+ * Our own view of a host region's memory file, charged and locked as the
+ * module pins (the lock is this mapping's own: nothing else holds it).
+ */
 static int host_view_map(struct ip_region *reg)
 {
+	int ret = ip_memlock_charge(reg, reg->map_len);
+
+	if (ret)
+		return ret;
 	reg->base = mmap(NULL, reg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 reg->memfd, 0);
 	if (reg->base == MAP_FAILED)
-		return -ENOMEM;
-	if (mlock(reg->base, reg->map_len)) {
-		munmap(reg->base, reg->map_len);
-		return -ENOMEM;
-	}
-	reg->locked = true;
+		goto err_uncharge;
+	if (mlock(reg->base, reg->map_len))
+		goto err_unmap;
 	return 0;
+
+err_unmap:
+	munmap(reg->base, reg->map_len);
+err_uncharge:
+	ip_memlock_uncharge(reg);
+	return -ENOMEM;
 }
 
 int ip_mem_alloc(struct ip_ctx *c, void *arg)
@@ -272,6 +306,7 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
 	munmap(reg->base, len);
+	ip_memlock_uncharge(reg);
 err_close:
 	if (reg->memfd >= 0)
 		close(reg->memfd);
@@ -395,6 +430,7 @@ int ip_mem_import_host(struct accel_transport *tp,
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
 	munmap(reg->base, map_len);
+	ip_memlock_uncharge(reg);
 err_free:
 	free(reg);
 err_close:
