@@ -286,12 +286,53 @@ static void ctx_all_unlink(struct accel_ctx *ctx)
  * copy and marks the mapping inheritable again. Where the copy cannot be
  * made (no memory, or the user unmapped some of it), the child gets an
  * inaccessible range at that address instead: touching it raises SIGSEGV,
- * the parent's memory is never reachable from the child. Under
+ * the parent's memory is never reachable from the child. The same when
+ * the process has more pinned allocations than fork_copy_max. Under
  * fork_prepare()'s locks, so every context's region table stays as it is
  * until the handlers are done.
  */
+/*
+ * How many bytes of pinned allocations fork() copies at most
+ * (ACCEL_FORK_COPY_MAX_MB, read at each fork, 64 by default; 0: none). Past it, no allocation
+ * is copied and the child gets every one without access (CUDA's choice for
+ * all of them): a process with gigabytes pinned that forks workers must not
+ * pay a copy of them per fork.
+ */
+static size_t fork_copy_max(void)
+{
+	const char *v = getenv("ACCEL_FORK_COPY_MAX_MB");
+	unsigned long long mb;
+	char *end;
+
+	if (!v || !*v)
+		return (size_t)64 << 20;
+	errno = 0;
+	mb = strtoull(v, &end, 10);
+	if (errno || *end || mb > (SIZE_MAX >> 20))
+		return (size_t)64 << 20;
+	return (size_t)mb << 20;
+}
+
+/* In the parent, before the fork: whether the allocations may be copied. */
+static bool fork_snapshot_fits(void)
+{
+	size_t total = 0, max = fork_copy_max();
+	struct accel_ctx *ctx;
+	unsigned int i;
+
+	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
+		if (ctx->forked)
+			continue;
+		for (i = 0; i < ctx->nregions; i++)
+			if (ctx->regions[i].kind == LA_REGION_HOST_ALLOC)
+				total += ctx->regions[i].map_len;
+	}
+	return total <= max;
+}
+
 static void fork_snapshot_prepare(void)
 {
+	bool copy = fork_snapshot_fits();
 	struct accel_ctx *ctx;
 	unsigned int i;
 	void *p;
@@ -304,8 +345,9 @@ static void fork_snapshot_prepare(void)
 			/* Inherited by this process: private already. */
 			if (r->kind != LA_REGION_HOST_ALLOC || ctx->forked)
 				continue;
-			p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			p = copy ? mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+				   MAP_FAILED;
 			if (p != MAP_FAILED) {
 				/* Checked: the user may have unmapped some. */
 				if (accel_copy_checked(p, (void *)r->base,

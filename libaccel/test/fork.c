@@ -265,4 +265,41 @@ static int fork_pinned_private(void)
 	return T_PASS;
 }
 
-T_MAIN(T(fork_while_threads_copy), T(fork_pinned_private))
+/*
+ * Past ACCEL_FORK_COPY_MAX_MB nothing is copied: the child has the range
+ * without access (its first touch is a SIGSEGV), the parent keeps its bytes.
+ */
+static int fork_pinned_over_limit(void)
+{
+	const char *backend = "";
+	unsigned char *h;
+	int status;
+	pid_t pid;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_context_get_backend(NULL, &backend));
+	if (!strcmp(backend, "cuda"))
+		return T_SKIP;	/* the CUDA backend does not survive fork() */
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, SNAP_LEN, 0));
+	t_fill(h, SNAP_LEN, 5);
+	CHECK(!setenv("ACCEL_FORK_COPY_MAX_MB", "0", 1));
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		alarm(CHILD_ALARM_S);
+		/* Must not be reached: the read faults. */
+		_exit(h[SNAP_LEN / 2] == 0x55 ? 43 : 44);
+	}
+	unsetenv("ACCEL_FORK_COPY_MAX_MB");
+	CHECK(pid > 0);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (!WIFSIGNALED(status))
+		printf("# child: status %#x\n", status);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	CHECK(t_check_fill(h, SNAP_LEN, 5));
+	CHECK_OK(accel_host_free(h));
+	return T_PASS;
+}
+
+T_MAIN(T(fork_while_threads_copy), T(fork_pinned_private),
+       T(fork_pinned_over_limit))
