@@ -216,7 +216,7 @@ int accel_host_alloc(accel_context *ctxh, void **ptr, size_t size,
 	r.flags = flags;
 	ret = accel_bounce_alloc(ctx, size, &r.handle, &p, &r.map_len);
 	if (ret == -ENOMEM)
-		accel_pin_error(ctx, size, "accel_host_alloc()", false);
+		accel_pin_error(ctx, size, "accel_host_alloc()");
 	if (ret)
 		goto out;
 	r.base = (uintptr_t)p;
@@ -265,7 +265,7 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	if ((ret == -EEXIST || ret == -ENOMEM) && ctx->backend->reap(ctx))
 		ret = accel_ioctl(ctx, ACCEL_IOC_MEM_REGISTER, &reg);
 	if (ret == -ENOMEM)
-		accel_pin_error(ctx, size, "accel_host_register()", false);
+		accel_pin_error(ctx, size, "accel_host_register()");
 	else if (ret == -ENOSPC)
 		region_limit_error(ctx);
 	if (ret)

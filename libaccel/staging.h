@@ -75,10 +75,8 @@ void accel_staging_teardown(struct accel_ctx *ctx);
 /*
  * Say in accel_last_error_string() which pinning limit refused @bytes
  * more (RLIMIT_MEMLOCK or the driver's per-context limit), its value and
- * how to raise it. @what names what was being pinned; @chunk: a staging
- * chunk, which a smaller ACCEL_STAGING_CHUNK_KB shrinks (above its floor).
+ * how to raise it. @what names what was being pinned.
  */
-void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what,
-		     bool chunk);
+void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what);
 
 #endif /* LIBACCEL_STAGING_H */
