@@ -217,16 +217,16 @@ static int check_kind(struct accel_ctx *ctx, enum accel_memcpy_kind kind,
 		return -EINVAL;
 	}
 	if (sd != want_sd) {
-		accel_set_error("kind %s wants %s source, but the source %p is %s",
-				kind_name[kind], want_sd ?
-				"a device memory" : "a host memory", sptr,
+		accel_set_error("kind %s wants the source in %s memory, but the source %p is %s",
+				kind_name[kind], want_sd ? "device" : "host",
+				sptr,
 				side_desc(ctx, src, sptr, buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (dd != want_dd) {
-		accel_set_error("kind %s wants %s destination, but the destination %p is %s",
-				kind_name[kind], want_dd ?
-				"a device memory" : "a host memory", dptr,
+		accel_set_error("kind %s wants the destination in %s memory, but the destination %p is %s",
+				kind_name[kind], want_dd ? "device" : "host",
+				dptr,
 				side_desc(ctx, dst, dptr, buf, sizeof(buf)));
 		return -EINVAL;
 	}
@@ -518,8 +518,13 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	size_t i, n = 0;
 	int ret = 0;
 
-	if ((count && (!dsts || !srcs || !sizes)) ||
-	    (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
+	if (count && (!dsts || !srcs || !sizes)) {
+		accel_set_error("accel_memcpy_batch_async: %zu copies, but the %s array is NULL",
+				count, !dsts ? "destination" :
+				!srcs ? "source" : "size");
+		return -EINVAL;
+	}
+	if (!kind_ok(kind))
 		return -EINVAL;
 	ret = accel_stream_get(stream, &s);
 	if (ret)
@@ -530,6 +535,8 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 		goto out;
 	}
 	if (count > ctx->info.max_submit) {
+		accel_set_error("accel_memcpy_batch_async: %zu copies, at most %u in one call",
+				count, ctx->info.max_submit);
 		ret = -EINVAL;
 		goto out;
 	}

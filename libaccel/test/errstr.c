@@ -119,6 +119,12 @@ static int batch_kind_mismatch(void)
 	CHECK_MSG(accel_memcpy_batch_async(s, dsts, (const void *const *)srcs,
 					   sizes, 2, ACCEL_MEMCPY_H2D),
 		  -EINVAL, "ACCEL_MEMCPY_H2D", "source");
+	CHECK_MSG(accel_memcpy_batch_async(s, dsts, (const void *const *)srcs,
+					   sizes, 1 << 30, ACCEL_MEMCPY_H2D),
+		  -EINVAL, "1073741824 copies", "at most");
+	CHECK_MSG(accel_memcpy_batch_async(s, NULL, (const void *const *)srcs,
+					   sizes, 2, ACCEL_MEMCPY_H2D),
+		  -EINVAL, "destination array");
 	return T_PASS;
 }
 
