@@ -66,8 +66,22 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 			accel_last_error_string());
 }
 
+/*
+ * Say what a copy side's @bytes at @ptr run past: the region @r holds
+ * r->size bytes from r->base, @what names the side.
+ */
+static int out_of_bounds(const struct accel_region *r, const void *ptr,
+			 size_t bytes, const char *what)
+{
+	accel_set_error("the %s %p + %zu bytes runs past the end of its %s allocation of %zu bytes at %p (offset %zu, %zu bytes left)",
+			what, ptr, bytes, region_kind_call[r->kind], r->size,
+			(void *)r->base, (size_t)((uintptr_t)ptr - r->base),
+			r->size - (size_t)((uintptr_t)ptr - r->base));
+	return -EINVAL;
+}
+
 static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
-			  size_t bytes, struct side *s)
+			  size_t bytes, struct side *s, const char *what)
 {
 	struct accel_region *r;
 
@@ -81,8 +95,9 @@ static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
 
 		if (ret)
 			return ret;
-	} else if (bytes > r->size - ((uintptr_t)ptr - r->base)) {
-		return -EINVAL;
+	} else if ((uintptr_t)ptr - r->base > r->size ||
+		   bytes > r->size - ((uintptr_t)ptr - r->base)) {
+		return out_of_bounds(r, ptr, bytes, what);
 	} else {
 		s->offset = (uintptr_t)ptr - r->base;
 	}
@@ -130,9 +145,9 @@ static int resolve_sides(struct accel_ctx *ctx, const void *dst, size_t dlen,
 	int ret;
 
 	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, dst, dlen, d);
+	ret = resolve_locked(ctx, dst, dlen, d, "destination");
 	if (!ret)
-		ret = resolve_locked(ctx, src, slen, sr);
+		ret = resolve_locked(ctx, src, slen, sr, "source");
 	if (!ret && u && dlen)
 		ret = uses_begin_locked(u, d->blk);
 	if (!ret && u && dlen)
@@ -146,31 +161,131 @@ static bool is_device(const struct side *s)
 	return s->found && s->r.kind == LA_REGION_DEVICE;
 }
 
-static int check_kind(enum accel_memcpy_kind kind, const struct side *dst,
-		      const struct side *src)
+static const char *const kind_name[] = {
+	[ACCEL_MEMCPY_H2H] = "ACCEL_MEMCPY_H2H",
+	[ACCEL_MEMCPY_H2D] = "ACCEL_MEMCPY_H2D",
+	[ACCEL_MEMCPY_D2H] = "ACCEL_MEMCPY_D2H",
+	[ACCEL_MEMCPY_D2D] = "ACCEL_MEMCPY_D2D",
+	[ACCEL_MEMCPY_DEFAULT] = "ACCEL_MEMCPY_DEFAULT",
+};
+
+/* What a side is, for a message: at most @len bytes into @buf. */
+static const char *side_desc(struct accel_ctx *ctx, const struct side *s,
+			     const void *ptr, char *buf, size_t len)
+{
+	struct accel_region r;
+	uint64_t owner;
+
+	if (s->found)
+		return is_device(s) ? "device memory of the stream's context" :
+		       "host memory of the stream's context";
+	if (ctx && accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
+		snprintf(buf, len, "memory of %s in another context (%#llx), not of the stream's context (%#llx)",
+			 r.pool ? "accel_malloc_async()" :
+			 region_kind_call[r.kind], (unsigned long long)owner,
+			 (unsigned long long)ctx->handle);
+		return buf;
+	}
+	return "pageable memory";
+}
+
+/* @kind names the sides a copy's direction requires: do they match? */
+static int check_kind(struct accel_ctx *ctx, enum accel_memcpy_kind kind,
+		      const struct side *dst, const void *dptr,
+		      const struct side *src, const void *sptr)
 {
 	bool dd = is_device(dst), sd = is_device(src);
+	bool want_dd, want_sd;
+	char buf[192];
 
 	switch (kind) {
 	case ACCEL_MEMCPY_H2H:
-		return (!dd && !sd) ? 0 : -EINVAL;
+		want_dd = false, want_sd = false;
+		break;
 	case ACCEL_MEMCPY_H2D:
-		return (dd && !sd) ? 0 : -EINVAL;
+		want_dd = true, want_sd = false;
+		break;
 	case ACCEL_MEMCPY_D2H:
-		return (!dd && sd) ? 0 : -EINVAL;
+		want_dd = false, want_sd = true;
+		break;
 	case ACCEL_MEMCPY_D2D:
-		return (dd && sd) ? 0 : -EINVAL;
+		want_dd = true, want_sd = true;
+		break;
 	case ACCEL_MEMCPY_DEFAULT:
 		return 0;
+	default:
+		return -EINVAL;
 	}
-	return -EINVAL;
+	if (sd != want_sd) {
+		accel_set_error("kind %s wants the source in %s memory, but the source %p is %s",
+				kind_name[kind], want_sd ? "device" : "host",
+				sptr,
+				side_desc(ctx, src, sptr, buf, sizeof(buf)));
+		return -EINVAL;
+	}
+	if (dd != want_dd) {
+		accel_set_error("kind %s wants the destination in %s memory, but the destination %p is %s",
+				kind_name[kind], want_dd ? "device" : "host",
+				dptr,
+				side_desc(ctx, dst, dptr, buf, sizeof(buf)));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* A copy's pointers: both given, neither range wrapping past the top. */
 static bool copy_args_ok(const void *dst, const void *src, size_t bytes)
 {
-	return dst && src && (uintptr_t)dst + bytes >= (uintptr_t)dst &&
-	       (uintptr_t)src + bytes >= (uintptr_t)src;
+	if (!dst || !src) {
+		accel_set_error("the copy's %s is NULL",
+				!dst ? "destination" : "source");
+		return false;
+	}
+	if ((uintptr_t)dst + bytes < (uintptr_t)dst ||
+	    (uintptr_t)src + bytes < (uintptr_t)src) {
+		accel_set_error("the copy's %s %p + %zu bytes wraps past the top of the address space",
+				(uintptr_t)dst + bytes < (uintptr_t)dst ?
+				"destination" : "source",
+				(uintptr_t)dst + bytes < (uintptr_t)dst ?
+				dst : src, bytes);
+		return false;
+	}
+	return true;
+}
+
+static bool kind_ok(enum accel_memcpy_kind kind)
+{
+	if ((unsigned int)kind <= ACCEL_MEMCPY_DEFAULT)
+		return true;
+	accel_set_error("kind %u is not an accel_memcpy_kind",
+			(unsigned int)kind);
+	return false;
+}
+
+/*
+ * A side libaccel did not hand out failed accel_range_check(): -EFAULT,
+ * saying whether it is another context's memory or not accessible at all.
+ */
+static int not_accessible(struct accel_ctx *ctx, const void *ptr,
+			  size_t bytes, const char *what, int ret)
+{
+	struct accel_region r;
+	uint64_t owner;
+
+	if (ret != -EFAULT)
+		return ret;
+	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner))
+		accel_set_error("the copy's %s %p is memory of %s in another context (%#llx), which this stream's context (%#llx) cannot %s; allocate or register it in this stream's context",
+				what, ptr, r.pool ? "accel_malloc_async()" :
+				region_kind_call[r.kind],
+				(unsigned long long)owner,
+				(unsigned long long)ctx->handle,
+				*what == 's' ? "read" : "write");
+	else
+		accel_set_error("the copy's %s %p + %zu bytes is not %s memory of this process (unmapped, freed or protected)",
+				what, ptr, bytes,
+				*what == 's' ? "readable" : "writable");
+	return ret;
 }
 
 static void check_done_fn(void *arg)
@@ -220,7 +335,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	int ret;
 
 	ret = accel_stream_get_checked(stream, copy_args_ok(dst, src, bytes) &&
-				       (unsigned int)kind <= ACCEL_MEMCPY_DEFAULT,
+				       kind_ok(kind),
 				       &s);
 	if (ret)
 		return ret;
@@ -237,21 +352,25 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 			imported = true;
 		if (imported) {
 			pthread_mutex_lock(&ctx->lock);
-			ret = resolve_locked(ctx, dst, bytes, &d);
+			ret = resolve_locked(ctx, dst, bytes, &d,
+					     "destination");
 			if (!ret)
-				ret = resolve_locked(ctx, src, bytes, &sr);
+				ret = resolve_locked(ctx, src, bytes, &sr,
+						     "source");
 			pthread_mutex_unlock(&ctx->lock);
 		}
 	}
 	if (!ret)
-		ret = check_kind(kind, &d, &sr);
+		ret = check_kind(ctx, kind, &d, dst, &sr, src);
 	/*
 	 * A pageable destination is written by a host function once the
 	 * copy retired: one the driver could not pin is -EFAULT now rather
 	 * than a SIGSEGV on the library's thread then.
 	 */
 	if (!ret && bytes && !d.found)
-		ret = accel_staging_range_check(ctx, dst, bytes, true);
+		ret = not_accessible(ctx, dst, bytes, "destination",
+				     accel_staging_range_check(ctx, dst, bytes,
+							       true));
 	/*
 	 * Any source libaccel did not hand out or register is read by the
 	 * library at enqueue: one that cannot be read is -EFAULT now, not a
@@ -260,7 +379,9 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	 * when large), the pages being read next anyway.
 	 */
 	if (!ret && bytes && !sr.found)
-		ret = accel_staging_range_check(ctx, src, bytes, false);
+		ret = not_accessible(ctx, src, bytes, "source",
+				     accel_staging_range_check(ctx, src, bytes,
+							       false));
 	/* A failed stream fails every call, a copy of 0 bytes too. */
 	if (!ret && !bytes)
 		ret = accel_stream_error(s);
@@ -330,11 +451,12 @@ static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 
 	if (!copy_args_ok(dst, src, bytes))
 		return -EINVAL;
-	ret = resolve_locked(ctx, dst, bytes, &d);
+	ret = resolve_locked(ctx, dst, bytes, &d, "destination");
 	if (!ret)
-		ret = resolve_locked(ctx, src, bytes, &sr);
+		ret = resolve_locked(ctx, src, bytes, &sr, "source");
+	/* Under ctx->lock: no other context's lock to describe a side. */
 	if (!ret)
-		ret = check_kind(kind, &d, &sr);
+		ret = check_kind(NULL, kind, &d, dst, &sr, src);
 	if (!ret && bytes)
 		ret = uses_begin_locked(u, d.blk);
 	if (!ret && bytes)
@@ -369,11 +491,15 @@ static int copy_precheck(struct accel_ctx *ctx, void *dst, const void *src,
 		return 0;
 	ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
 	if (!ret)
-		ret = check_kind(kind, &d, &sr);
+		ret = check_kind(ctx, kind, &d, dst, &sr, src);
 	if (!ret && !d.found)
-		ret = accel_range_check((uintptr_t)dst, bytes, true);
+		ret = not_accessible(ctx, dst, bytes, "destination",
+				     accel_range_check((uintptr_t)dst, bytes,
+						       true));
 	if (!ret && !sr.found)
-		ret = accel_range_check((uintptr_t)src, bytes, false);
+		ret = not_accessible(ctx, src, bytes, "source",
+				     accel_range_check((uintptr_t)src, bytes,
+						       false));
 	return ret;
 }
 
@@ -392,8 +518,13 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	size_t i, n = 0;
 	int ret = 0;
 
-	if ((count && (!dsts || !srcs || !sizes)) ||
-	    (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
+	if (count && (!dsts || !srcs || !sizes)) {
+		accel_set_error("accel_memcpy_batch_async: %zu copies, but the %s array is NULL",
+				count, !dsts ? "destination" :
+				!srcs ? "source" : "size");
+		return -EINVAL;
+	}
+	if (!kind_ok(kind))
 		return -EINVAL;
 	ret = accel_stream_get(stream, &s);
 	if (ret)
@@ -404,6 +535,8 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 		goto out;
 	}
 	if (count > ctx->info.max_submit) {
+		accel_set_error("accel_memcpy_batch_async: %zu copies, at most %u in one call",
+				count, ctx->info.max_submit);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -523,6 +656,9 @@ static int not_context_memory(struct accel_ctx *ctx, const void *ptr,
 				call, ptr, region_kind_call[r.kind],
 				(unsigned long long)owner,
 				(unsigned long long)ctx->handle);
+	else if (accel_range_check((uintptr_t)ptr, 1, false))
+		accel_set_error("%s: %p is not memory of the stream's context nor mapped in this process: freed (accel_free(), accel_host_free()) or never allocated",
+				call, ptr);
 	else
 		accel_set_error("%s: %p is pageable memory; use accel_malloc(), accel_host_alloc() or accel_host_register() memory",
 				call, ptr);
@@ -544,16 +680,24 @@ static int memset_async(accel_stream_t stream, void *ptr, uint32_t value,
 	size_t bytes;
 	int ret;
 
-	if (!ptr || (uintptr_t)ptr % width ||
-	    __builtin_mul_overflow(count, (size_t)width, &bytes) ||
-	    (uintptr_t)ptr + bytes < (uintptr_t)ptr)
+	if (!ptr || (uintptr_t)ptr % width) {
+		accel_set_error("%s: the destination %p is %s", call, ptr,
+				!ptr ? "NULL" : width == 2 ?
+				"not 2-byte aligned" : "not 4-byte aligned");
 		return -EINVAL;
+	}
+	if (__builtin_mul_overflow(count, (size_t)width, &bytes) ||
+	    (uintptr_t)ptr + bytes < (uintptr_t)ptr) {
+		accel_set_error("%s: %zu values of %u bytes from %p wrap past the top of the address space",
+				call, count, width, ptr);
+		return -EINVAL;
+	}
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
 	ctx = s->child.ctx;
 	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, ptr, bytes, &d);
+	ret = resolve_locked(ctx, ptr, bytes, &d, "destination");
 	if (!ret && bytes)
 		ret = uses_begin_locked(&u, d.blk);
 	pthread_mutex_unlock(&ctx->lock);
@@ -646,17 +790,31 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 	uint64_t seq = 0;
 	int ret;
 
-	if (!dst || !src || (unsigned int)kind > ACCEL_MEMCPY_DEFAULT)
+	if (!dst || !src) {
+		accel_set_error("accel_memcpy_2d_async: the %s is NULL",
+				!dst ? "destination" : "source");
 		return -EINVAL;
+	}
+	if ((unsigned int)kind > ACCEL_MEMCPY_DEFAULT) {
+		accel_set_error("accel_memcpy_2d_async: kind %u is not an accel_memcpy_kind",
+				(unsigned int)kind);
+		return -EINVAL;
+	}
 	/* The descriptor's pitches are 32-bit, CUDA's below 2^31 anyway. */
 	if (dpitch < width || spitch < width || dpitch > UINT32_MAX ||
-	    spitch > UINT32_MAX)
+	    spitch > UINT32_MAX) {
+		accel_set_error("accel_memcpy_2d_async: width %zu, dpitch %zu, spitch %zu: each pitch must be at least the width and at most %u bytes",
+				width, dpitch, spitch, UINT32_MAX);
 		return -EINVAL;
+	}
 	if (!span_2d(dpitch, width, height, &dspan) ||
 	    !span_2d(spitch, width, height, &sspan) ||
 	    (uintptr_t)dst + dspan < (uintptr_t)dst ||
-	    (uintptr_t)src + sspan < (uintptr_t)src)
+	    (uintptr_t)src + sspan < (uintptr_t)src) {
+		accel_set_error("accel_memcpy_2d_async: %zu rows of %zu bytes (dpitch %zu, spitch %zu) wrap past the top of the address space",
+				height, width, dpitch, spitch);
 		return -EINVAL;
+	}
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
@@ -664,7 +822,7 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 
 	ret = resolve_sides(ctx, dst, dspan, src, sspan, &d, &sr, &u);
 	if (!ret)
-		ret = check_kind(kind, &d, &sr);
+		ret = check_kind(ctx, kind, &d, dst, &sr, src);
 	if (!ret && !d.found)
 		ret = not_context_memory(ctx, dst, "accel_memcpy_2d_async");
 	if (!ret && !sr.found)

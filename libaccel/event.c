@@ -453,7 +453,8 @@ int accel_event_import_fd(accel_context *ctxh, int fd, accel_event_t *out)
 	im.fd = fd;
 	ret = accel_ioctl(ctx, ACCEL_IOC_EVENT_IMPORT, &im);
 	if (ret) {
-		if (ret == -EINVAL)
+		/* The transport may have said why already (inproc: pending). */
+		if (ret == -EINVAL && !*accel_last_error_string())
 			accel_set_error("fd %d is not an exported accelstream event", fd);
 		free(ev);
 	} else {

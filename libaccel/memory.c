@@ -309,6 +309,11 @@ int accel_malloc(accel_context *ctxh, void **dev_ptr, size_t size)
 		ret = ctx->backend->device_alloc(ctx, size, &r);
 	}
 	pthread_mutex_unlock(&ctx->dev_lock);
+	/* A backend that failed it with its own reason (CUDA's) keeps it. */
+	if (ret == -ENOMEM && !*accel_last_error_string())
+		accel_set_error("accel_malloc(): no %zu bytes of device memory on device %d: the context's device memory limit is %llu bytes (see LIMITS in libaccel(7)); free some",
+				size, r.device,
+				(unsigned long long)ctx->info.max_device_bytes);
 	if (ret)
 		goto out;
 	ret = region_publish(ctx, &r);
@@ -332,6 +337,34 @@ struct release_arg {
 	struct accel_ctx *skip;	/* tried first, not again */
 };
 
+/* Why the region @r holding a->ptr is not one a->kind's call releases. */
+static void release_error(const struct accel_region *r,
+			  const struct release_arg *a)
+{
+	static const char *const alloc_call[] = {
+		[LA_REGION_HOST_ALLOC] = "accel_host_alloc()",
+		[LA_REGION_REGISTERED] = "accel_host_register()",
+		[LA_REGION_DEVICE] = "accel_malloc()",
+	};
+	static const char *const free_call[] = {
+		[LA_REGION_HOST_ALLOC] = "accel_host_free()",
+		[LA_REGION_REGISTERED] = "accel_host_unregister()",
+		[LA_REGION_DEVICE] = "accel_free()",
+	};
+	const char *what = r->pool ? "accel_malloc_async()" :
+			   alloc_call[r->kind];
+
+	if (r->kind != a->kind || r->pool)
+		accel_set_error("%s: %p is memory of %s, which %s does not release",
+				free_call[a->kind], (void *)a->ptr, what,
+				free_call[a->kind]);
+	else
+		accel_set_error("%s: %p is %zu bytes into the %s allocation of %zu bytes at %p: pass the pointer %s returned",
+				free_call[a->kind], (void *)a->ptr,
+				(size_t)(a->ptr - r->base), what, r->size,
+				(void *)r->base, what);
+}
+
 static int release_in_ctx(struct accel_ctx *ctx, void *data)
 {
 	struct release_arg *a = data;
@@ -353,6 +386,7 @@ static int release_in_ctx(struct accel_ctx *ctx, void *data)
 		return 1;
 	}
 	if (r->base != a->ptr || r->kind != a->kind || r->pool) {
+		release_error(r, a);
 		pthread_mutex_unlock(&ctx->lock);
 		a->ret = -EINVAL;
 		return 1;

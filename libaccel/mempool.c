@@ -301,8 +301,13 @@ int accel_pool_resolve_locked(struct accel_ctx *ctx,
 		return -EFAULT;
 	}
 	/* Past what was asked for (the rounding included): out of bounds. */
-	if (off - b->off >= b->req || bytes > b->req - (off - b->off))
+	if (off - b->off >= b->req || bytes > b->req - (off - b->off)) {
+		accel_set_error("%p + %zu bytes runs past the end of its accel_malloc_async() block of %zu bytes at %p (offset %zu)",
+				(void *)ptr, bytes, (size_t)b->req,
+				(void *)(c->base + b->off),
+				(size_t)(off - b->off));
 		return -EINVAL;
+	}
 	*offset = off;
 	*blk = b;
 	return 0;

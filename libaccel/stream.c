@@ -431,16 +431,26 @@ int accel_stream_synchronize(accel_stream_t stream, uint64_t timeout_ns)
 	/* A synchronization point: the pool gives back what is idle. */
 	if (!ret)
 		accel_pool_sync(s->child.ctx);
+	/* The wait saw the failure: the stream's sticky error says which. */
+	if (ret == -EIO)
+		accel_stream_error(s);
 	accel_stream_put(s);
 	return ret;
 }
 
 int accel_failed_errno(int error)
 {
-	if (!error || error == -EIO)
-		return error;
-	accel_set_error("the stream failed earlier: %s (%d)", strerror(-error),
-			error);
+	if (!error)
+		return 0;
+	if (error == -EIO)
+		accel_set_error("the stream failed earlier: an operation queued on it failed (%d); every later call on it fails -EIO",
+				error);
+	else if (error == -EFAULT)
+		accel_set_error("the stream failed earlier: %s (%d): an operation queued on it found its memory gone (a registered or pageable range unmapped before the operation ran)",
+				strerror(-error), error);
+	else
+		accel_set_error("the stream failed earlier: %s (%d)",
+				strerror(-error), error);
 	return -EIO;
 }
 
@@ -515,6 +525,9 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	ret = accel_ioctl(ctx, ACCEL_IOC_SUBMIT, &sub);
 	if (!ret && seq)
 		*seq = sub.seq;
+	else if (ret == -EAGAIN)
+		accel_set_error("stream %u's queue is full: it holds at most %u descriptors not yet retired, and %u more did not fit; synchronize it (or wait for an event on it) and queue again",
+				kstream, ctx->info.queue_depth, count);
 	return ret;
 }
 

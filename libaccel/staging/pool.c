@@ -37,11 +37,11 @@ void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what)
 	rlim = !getrlimit(RLIMIT_MEMLOCK, &rl) && geteuid() &&
 	       rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max;
 	if (rlim)
-		accel_set_error("cannot pin %zu bytes for %s: RLIMIT_MEMLOCK is %llu KiB for this user (raise it with ulimit -l, LimitMEMLOCK= or limits.conf memlock, or lower ACCEL_STAGING_CHUNK_KB)",
+		accel_set_error("cannot pin %zu bytes for %s: RLIMIT_MEMLOCK is %llu KiB for this user (raise it with ulimit -l, LimitMEMLOCK= or limits.conf memlock)",
 				bytes, what,
 				(unsigned long long)rl.rlim_cur >> 10);
 	else
-		accel_set_error("cannot pin %zu bytes for %s: the driver allows %llu MiB pinned per context (%s; or lower ACCEL_STAGING_CHUNK_KB)",
+		accel_set_error("cannot pin %zu bytes for %s: the driver allows %llu MiB pinned per context (%s)",
 				bytes, what, max >> 20,
 				strcmp(ctx->ops->name, "inproc") ?
 				"raise the module parameter max_pinned_mb" :
@@ -365,7 +365,7 @@ static int chunk_now_locked(struct accel_staging *p, struct stage_chunk **out)
 	if (!p->nchunks) {
 		if (ret == -ENOMEM || ret == -EAGAIN)
 			accel_pin_error(p->ctx, p->chunk_size,
-					"a staging chunk of pageable copies");
+					"a staging chunk of pageable copies (halved down to one page already)");
 		return ret;
 	}
 	p->full = true;

@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "backend.h"
 #include "ip.h"
 
 /* The record a producer writes when its exported point is done. */
@@ -367,8 +368,11 @@ int ip_event_import(struct ip_ctx *c, void *arg)
 		else
 			ret = export_peek(req->fd, &status);
 		/* Pending and not ours: another process's inproc export. */
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN) {
+			accel_set_error("fd %d is another process's export that is still pending: in process (ACCEL_TRANSPORT=inproc) it can be imported only once done; poll(2) it for POLLIN, then import it",
+					req->fd);
 			ret = -EINVAL;
+		}
 		if (!ret)
 			asc_import_done(&imp->tl, status);
 	}
