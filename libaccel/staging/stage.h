@@ -26,8 +26,8 @@
  * (h2d_parallel_locked(), copy.c). A larger D2H on a stream with nothing
  * queued is finished in the call through the free chunks
  * (d2h_direct_locked()): a COPY per piece, which the caller waits for
- * and copies out, reusing the chunk for a later piece. What none of these takes goes piece by
- * piece, as below.
+ * and copies out, reusing the chunk for a later piece. What none of
+ * these takes goes piece by piece, as below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
