@@ -23,7 +23,7 @@
  * Lock order (every lock of libaccel outside the transports and the cuda
  * backend; the fork() handlers, fork.c, take them in this order):
  *
- *   accel_ctx_list_lock  here: the live contexts; fork.c's list of all
+ *   accel_ctx_list_lock  the lists of contexts (here and fork.c)
  *     ctx->lock            one context at a time, never two
  *       pool->lock         staging/stage.h; never held while taking ctx->lock
  *         handle_lock      handle.c, a leaf
