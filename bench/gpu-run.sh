@@ -83,7 +83,8 @@ run "libaccel cuda test, ACCEL_CUDA_NO_MERGE=1" 120 \
 # Completion by host word (cuStreamWriteValue32), and the pipeline off.
 run "libaccel tests, ACCEL_CUDA_COMPLETION=word" 300 \
 	env ACCEL_CUDA_COMPLETION=word VERBOSE=1 ./libaccel/test/runtests.sh \
-	libaccel/build/test cuda memcpy stream event staging pageable threads || status=1
+	libaccel/build/test cuda memcpy stream event staging staging_ring \
+	staging_d2h staging_pinned pageable threads || status=1
 run "libaccel tests, ACCEL_CUDA_ISSUER=0 ACCEL_CUDA_HYBRID=0" 300 \
 	env ACCEL_CUDA_ISSUER=0 ACCEL_CUDA_HYBRID=0 VERBOSE=1 \
 	./libaccel/test/runtests.sh libaccel/build/test cuda memcpy stream || status=1

@@ -119,8 +119,8 @@ struct accel_ctx {
 	uint64_t hf_bell;
 	struct accel_hostfn_job *hf_head, *hf_tail;
 
-	struct accel_ctx *next_ctx;	/* live contexts, under ctx_list_lock */
-	struct accel_ctx *next_all;	/* until released, under ctx_list_lock */
+	struct accel_ctx *next_ctx;	/* live, under accel_ctx_list_lock */
+	struct accel_ctx *next_all;	/* until released, same lock (fork.c) */
 	bool dead;
 	/*
 	 * accel_context_destroy() has begun (atomic): nothing more may be
@@ -412,7 +412,7 @@ static inline void accel_api_leave(struct accel_api_scope *sc)
 		accel_api_enter()
 
 /*
- * fork() (context.c): the library's locks, taken in the lock order by the
+ * fork() (fork.c): the library's locks, taken in the lock order by the
  * prepare handler and released in the parent and the child, so that a
  * child never inherits one held by a thread it does not have.
  */
@@ -424,6 +424,12 @@ void accel_log_lock(void);
 void accel_log_unlock(void);
 void accel_staging_lock(struct accel_ctx *ctx);
 void accel_staging_unlock(struct accel_ctx *ctx);
+/* Protects the lists of contexts (context.c, fork.c). */
+extern pthread_mutex_t accel_ctx_list_lock;
+/* fork.c: the handlers, installed once; the list of every context. */
+void accel_fork_init(void);
+void accel_ctx_all_link(struct accel_ctx *ctx);
+void accel_ctx_all_unlink(struct accel_ctx *ctx);
 
 /* Devices (device.c): the device count of @ctx's backend. */
 int accel_ctx_device_count(struct accel_ctx *ctx, int *count);

@@ -2,6 +2,8 @@
 /*
  * Contexts: one transport connection each, the current context of a
  * thread, and the environment that picks the transport and backend.
+ * What fork() does to them (the atfork handlers, the child's snapshot of
+ * pinned memory, ACCEL_FORK_COPY_MAX_MB) is fork.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,16 +15,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mman.h>
 
 #include "accel_int.h"
 #include "staging.h"
 
 /*
  * Lock order (every lock of libaccel outside the transports and the cuda
- * backend; the fork() handlers below take them in this order):
+ * backend; the fork() handlers, fork.c, take them in this order):
  *
- *   ctx_list_lock
+ *   accel_ctx_list_lock  the lists of contexts (here and fork.c)
  *     ctx->lock            one context at a time, never two
  *       pool->lock         staging/stage.h; never held while taking ctx->lock
  *         handle_lock      handle.c, a leaf
@@ -36,12 +37,10 @@
  * anything, and its own contexts have locks of their own.
  */
 
-/* Protects ctx_list, ctx_all and ctx_seq. */
-static pthread_mutex_t ctx_list_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Protects ctx_list, ctx_seq and fork.c's list of every context. */
+pthread_mutex_t accel_ctx_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct accel_ctx *ctx_list;	/* live, for the primary context */
-static struct accel_ctx *ctx_all;	/* every context until released */
 static uint64_t ctx_seq;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static __thread uint64_t current_ctx;
 
@@ -251,210 +250,12 @@ static int check_abi(struct accel_ctx *ctx)
 	return 0;
 }
 
-static void ctx_all_link(struct accel_ctx *ctx)
-{
-	pthread_mutex_lock(&ctx_list_lock);
-	ctx->next_all = ctx_all;
-	ctx_all = ctx;
-	pthread_mutex_unlock(&ctx_list_lock);
-}
-
-static void ctx_all_unlink(struct accel_ctx *ctx)
-{
-	struct accel_ctx **pp;
-
-	pthread_mutex_lock(&ctx_list_lock);
-	for (pp = &ctx_all; *pp; pp = &(*pp)->next_all) {
-		if (*pp == ctx) {
-			*pp = ctx->next_all;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ctx_list_lock);
-}
-
-/*
- * Pinned host allocations are MAP_SHARED mappings (a memory file inproc,
- * the device's pages over the module): a child would share them with the
- * parent, its writes reaching the parent's buffers and the sources of the
- * parent's queued copies. fork() gives the child a private snapshot of
- * each instead. Before the fork, the parent copies each allocation into a
- * private anonymous mapping and marks the shared one MADV_DONTFORK; the
- * child, which has the copy (copy-on-write) and not the shared mapping,
- * moves the copy to the allocation's address (mremap() only: the child of
- * a multithreaded parent may not call malloc()); the parent unmaps its
- * copy and marks the mapping inheritable again. Where the copy cannot be
- * made (no memory, or the user unmapped some of it), the child gets an
- * inaccessible range at that address instead: touching it raises SIGSEGV,
- * the parent's memory is never reachable from the child. The same when
- * the process has more pinned allocations than fork_copy_max. Under
- * fork_prepare()'s locks, so every context's region table stays as it is
- * until the handlers are done.
- */
-/*
- * How many bytes of pinned allocations fork() copies at most
- * (ACCEL_FORK_COPY_MAX_MB, read at each fork, 64 by default; 0: none). Past it, no allocation
- * is copied and the child gets every one without access (CUDA's choice for
- * all of them): a process with gigabytes pinned that forks workers must not
- * pay a copy of them per fork.
- */
-static size_t fork_copy_max(void)
-{
-	const char *v = getenv("ACCEL_FORK_COPY_MAX_MB");
-	unsigned long long mb;
-	char *end;
-
-	if (!v || !*v)
-		return (size_t)64 << 20;
-	errno = 0;
-	mb = strtoull(v, &end, 10);
-	if (errno || *end || mb > (SIZE_MAX >> 20))
-		return (size_t)64 << 20;
-	return (size_t)mb << 20;
-}
-
-/* In the parent, before the fork: whether the allocations may be copied. */
-static bool fork_snapshot_fits(void)
-{
-	size_t total = 0, max = fork_copy_max();
-	struct accel_ctx *ctx;
-	unsigned int i;
-
-	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
-		if (ctx->forked)
-			continue;
-		for (i = 0; i < ctx->nregions; i++)
-			if (ctx->regions[i].kind == LA_REGION_HOST_ALLOC)
-				total += ctx->regions[i].map_len;
-	}
-	return total <= max;
-}
-
-static void fork_snapshot_prepare(void)
-{
-	bool copy = fork_snapshot_fits();
-	struct accel_ctx *ctx;
-	unsigned int i;
-	void *p;
-
-	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
-		for (i = 0; i < ctx->nregions; i++) {
-			struct accel_region *r = &ctx->regions[i];
-
-			r->fork_copy = 0;
-			/* Inherited by this process: private already. */
-			if (r->kind != LA_REGION_HOST_ALLOC || ctx->forked)
-				continue;
-			p = copy ? mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
-				   MAP_FAILED;
-			if (p != MAP_FAILED) {
-				/* Checked: the user may have unmapped some. */
-				if (accel_copy_checked(p, (void *)r->base,
-						       r->map_len))
-					munmap(p, r->map_len);
-				else
-					r->fork_copy = (uintptr_t)p;
-			}
-			madvise((void *)r->base, r->map_len, MADV_DONTFORK);
-		}
-	}
-}
-
-static void fork_snapshot_done(bool child)
-{
-	struct accel_ctx *ctx;
-	unsigned int i;
-
-	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
-		for (i = 0; i < ctx->nregions; i++) {
-			struct accel_region *r = &ctx->regions[i];
-			void *addr = (void *)r->base;
-
-			if (r->kind != LA_REGION_HOST_ALLOC || ctx->forked)
-				continue;
-			if (!child) {
-				madvise(addr, r->map_len, MADV_DOFORK);
-				if (r->fork_copy)
-					munmap((void *)r->fork_copy,
-					       r->map_len);
-			} else if (!r->fork_copy ||
-				   mremap((void *)r->fork_copy, r->map_len,
-					  r->map_len,
-					  MREMAP_MAYMOVE | MREMAP_FIXED,
-					  addr) == MAP_FAILED) {
-				mmap(addr, r->map_len, PROT_NONE,
-				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
-				     MAP_NORESERVE, -1, 0);
-			}
-			r->fork_copy = 0;
-		}
-	}
-}
-
-/*
- * fork() while other threads are inside libaccel: the child has only the
- * forking thread, so a lock another thread held would stay held forever
- * there. Prepare takes every lock in the lock order (so none is held by
- * anyone else at the fork); parent and child release them. The child
- * also marks every inherited context as forked: its threads are the
- * parent's, and nothing in the child may join them.
- */
-static void fork_prepare(void)
-{
-	struct accel_ctx *ctx;
-
-	pthread_mutex_lock(&ctx_list_lock);
-	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
-		pthread_mutex_lock(&ctx->dev_lock);
-		pthread_mutex_lock(&ctx->lock);
-		accel_staging_lock(ctx);
-	}
-	accel_handles_lock();
-	accel_check_lock();
-	accel_log_lock();
-	fork_snapshot_prepare();
-}
-
-static void fork_release(bool child)
-{
-	struct accel_ctx *ctx;
-
-	fork_snapshot_done(child);
-	accel_log_unlock();
-	accel_check_unlock();
-	accel_handles_unlock();
-	for (ctx = ctx_all; ctx; ctx = ctx->next_all) {
-		if (child)
-			ctx->forked = true;
-		accel_staging_unlock(ctx);
-		pthread_mutex_unlock(&ctx->lock);
-		pthread_mutex_unlock(&ctx->dev_lock);
-	}
-	pthread_mutex_unlock(&ctx_list_lock);
-}
-
-static void fork_parent(void)
-{
-	fork_release(false);
-}
-
-static void fork_child(void)
-{
-	fork_release(true);
-}
-
-static void atfork_init(void)
-{
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
 static void ctx_release(struct accel_obj *obj)
 {
 	struct accel_ctx *ctx = (struct accel_ctx *)obj;
 
 	/* Out of the fork handlers' reach before anything is freed. */
-	ctx_all_unlink(ctx);
+	accel_ctx_all_unlink(ctx);
 
 	/* The device finishes what it was handed before memory goes. */
 	accel_backend_stop(ctx);
@@ -481,7 +282,7 @@ static int context_create(accel_context **out, int device)
 	bool auto_;
 	int ret;
 
-	pthread_once(&atfork_once, atfork_init);
+	accel_fork_init();
 	ret = pick_backend(&backend, &auto_);
 	if (ret)
 		return ret;
@@ -492,7 +293,7 @@ static int context_create(accel_context **out, int device)
 	pthread_mutex_init(&ctx->dev_lock, NULL);
 	ctx->device = device;
 	ctx->page_size = sysconf(_SC_PAGESIZE);
-	ctx_all_link(ctx);
+	accel_ctx_all_link(ctx);
 	ctx->backend = &accel_backend_cpu;
 	ret = pick_transport(&ctx->ops, &ctx->tp);
 	if (ret)
@@ -521,11 +322,11 @@ static int context_create(accel_context **out, int device)
 	if (ret)
 		goto err_backend;
 
-	pthread_mutex_lock(&ctx_list_lock);
+	pthread_mutex_lock(&accel_ctx_list_lock);
 	ctx->created = ++ctx_seq;
 	ctx->next_ctx = ctx_list;
 	ctx_list = ctx;
-	pthread_mutex_unlock(&ctx_list_lock);
+	pthread_mutex_unlock(&accel_ctx_list_lock);
 
 	current_ctx = ctx->handle;
 	*out = (accel_context *)(uintptr_t)ctx->handle;
@@ -539,7 +340,7 @@ err_close:
 	ctx->ops->close(ctx->tp);
 	ctx->backend->teardown(ctx);
 err_free:
-	ctx_all_unlink(ctx);
+	accel_ctx_all_unlink(ctx);
 	pthread_mutex_destroy(&ctx->dev_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
@@ -622,14 +423,14 @@ int accel_context_destroy(accel_context *handle)
 		return ret;
 	}
 	__atomic_store_n(&ctx->destroying, true, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&ctx_list_lock);
+	pthread_mutex_lock(&accel_ctx_list_lock);
 	for (pp = &ctx_list; *pp; pp = &(*pp)->next_ctx) {
 		if (*pp == ctx) {
 			*pp = ctx->next_ctx;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&ctx_list_lock);
+	pthread_mutex_unlock(&accel_ctx_list_lock);
 
 	/* Out of the list, its portable memory is imported nowhere again. */
 	accel_portable_forget(ctx, 0);
@@ -755,13 +556,13 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 				       out))
 		return 0;
 	/* No live current context: the oldest one, CUDA's primary. */
-	pthread_mutex_lock(&ctx_list_lock);
+	pthread_mutex_lock(&accel_ctx_list_lock);
 	for (ctx = ctx_list; ctx; ctx = ctx->next_ctx)
 		if (!oldest || ctx->created < oldest->created)
 			oldest = ctx;
 	if (oldest)
 		h = oldest->handle;
-	pthread_mutex_unlock(&ctx_list_lock);
+	pthread_mutex_unlock(&accel_ctx_list_lock);
 	if (!h)
 		return -ENODEV;
 	return ctx_lookup((accel_context *)(uintptr_t)h, out);
@@ -793,7 +594,7 @@ int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg)
 	unsigned int n = 0, i;
 	int ret = 0;
 
-	pthread_mutex_lock(&ctx_list_lock);
+	pthread_mutex_lock(&accel_ctx_list_lock);
 	for (ctx = ctx_list; ctx; ctx = ctx->next_ctx)
 		n++;
 	if (n)
@@ -801,7 +602,7 @@ int accel_ctx_foreach(int (*fn)(struct accel_ctx *, void *), void *arg)
 	n = 0;
 	for (ctx = ctx_list; ctx && handles; ctx = ctx->next_ctx)
 		handles[n++] = ctx->handle;
-	pthread_mutex_unlock(&ctx_list_lock);
+	pthread_mutex_unlock(&accel_ctx_list_lock);
 
 	for (i = 0; i < n && !ret; i++) {
 		if (ctx_lookup((accel_context *)(uintptr_t)handles[i], &ctx))

@@ -19,7 +19,7 @@
  *
  * The ring full and its oldest copy not retired within STAGING_WAIT_MS
  * (the stream is gated, or behind other work): the copy, and the next
- * ones until the oldest slot retired, take the chunks' path (pool.c),
+ * ones until the oldest slot retired, take the chunks' path (copy.c),
  * which keeps a queue of any length in unpinned memory.
  *
  * A small D2H copy into pageable memory on a stream with nothing queued

@@ -4,9 +4,12 @@
  * chunks per context, reused, through which every pageable copy goes in
  * pieces of at most one chunk.
  *
- *   pool.c   the pool and its chunks, picking a chunk for a piece,
- *            submitting the piece, the parallel H2D fill, the chunks'
- *            workers, stop and teardown
+ *   pool.c   the pool and its chunks, picking a chunk for a piece, the
+ *            chunks' workers, the recorded points, stop and teardown
+ *   copy.c   one copy through the pool: which path it takes, the room
+ *            check, the parallel H2D fill, the D2H finished in the call
+ *            through the chunks, and otherwise piece by piece, each
+ *            piece handed a chunk and submitted
  *   ring.c   the ring of slots: small H2D copies, no worker involved,
  *            and small D2H copies on an idle stream, finished in the call
  *   fill.c   the fill threads: a large fill, copy-out or range check in
@@ -20,11 +23,11 @@
  * larger H2D, whose source no unfinished out overlaps, is filled in
  * parallel: each free chunk gets a piece that a fill thread copies, and
  * the caller submits the pieces in order as each is full
- * (h2d_parallel_locked()). A larger D2H on a stream with nothing queued
- * is finished in the call through the free chunks (d2h_direct_locked()):
- * a COPY per piece, which the caller waits for and copies out, reusing
- * the chunk for a later piece. What none of these takes goes piece by
- * piece, as below.
+ * (h2d_parallel_locked(), copy.c). A larger D2H on a stream with nothing
+ * queued is finished in the call through the free chunks
+ * (d2h_direct_locked()): a COPY per piece, which the caller waits for
+ * and copies out, reusing the chunk for a later piece. What none of
+ * these takes goes piece by piece, as below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
@@ -234,6 +237,19 @@ unsigned long stage_env_ulong(const char *name, unsigned long def,
 int stage_point_get_locked(struct accel_staging *p, uint32_t *ev);
 void stage_point_put_locked(struct accel_staging *p, uint32_t ev);
 bool stage_point_passed(struct accel_ctx *ctx, uint32_t ev);
+void stage_job_free(struct stage_job *job);
+/* The context's pool, made on first use: 0 or -errno (-EACCES in a child). */
+int stage_pool_get(struct accel_ctx *ctx, struct accel_staging **out);
+/* Pin one more chunk and start its worker: 0 or -errno. */
+int stage_chunk_add_locked(struct accel_staging *p);
+/*
+ * A chunk the caller may fill at once (*@out NULL: every chunk busy), or
+ * the chunk for @kstream's next piece (*@now: usable at once); -errno when
+ * not even one chunk could be pinned.
+ */
+int stage_chunk_now_locked(struct accel_staging *p, struct stage_chunk **out);
+int stage_chunk_pick_locked(struct accel_staging *p, uint32_t kstream,
+			    struct stage_chunk **out, bool *now);
 
 /*
  * ring.c: copy @src (pageable, @len bytes) to @dst through the ring: 0

@@ -56,7 +56,7 @@
  *    find work: a HOST_SIGNAL retired (a HOST_WAIT may go now) or a range
  *    failed;
  *
- *  - waiting (done.c): a waiter whose context has work on the device
+ *  - waiting (wait.c): a waiter whose context has work on the device
  *    polls completions itself and reports them, so that its wait returns
  *    without a thread hand-off. Hybrid (io_uring's hybrid polling, on by
  *    default): every range carries when it should be done, from its
@@ -93,9 +93,10 @@
  *      release, pin and region hooks under the first, the pool submits
  *      (and so kicks the issue path) and pins chunks under the second.
  *   2. cx->is.exec_lock (issue path) or cx->cmp.report_lock (completion
- *      path): never both at once. The completion path kicks the issue
- *      path only after dropping report_lock; a waiter takes report_lock
- *      with trylock only, holding nothing.
+ *      path, done.c and wait.c): never both at once. The completion
+ *      path kicks the issue path only after dropping report_lock; a
+ *      waiter (wait.c) takes report_lock with trylock only, holding
+ *      nothing.
  *   3. cx->lock: the state the roles share (struct accel_cuda).
  *   4. cx->mem.map_lock: the handle map, a leaf; or the process-wide
  *      table of portable allocations (mem.c), a leaf too (never both).
@@ -415,7 +416,7 @@ struct cx_issue {
 	bool stop_fetch, fetch_exited;
 };
 
-/* Completion and waiting (done.c). */
+/* Completion (done.c) and waiting (wait.c). */
 struct cx_completion {
 	/*
 	 * Protects done, ents and done_max, and keeps the ranges being
@@ -571,7 +572,7 @@ void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s);
 void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 	     uint64_t t_submit, uint64_t t_fetch);
 
-/* done.c: completion and waiting */
+/* done.c: completion (markers, reports, the completion thread) */
 int cx_event_get(struct accel_cuda *cx, cudaEvent_t *ev);
 void cx_event_put(struct accel_cuda *cx, cudaEvent_t ev);
 void *cx_done_main(void *arg);
@@ -580,6 +581,11 @@ int cx_word_get(struct accel_cuda *cx, struct cx_stream *s);
 void cx_word_put(struct accel_cuda *cx, struct cx_stream *s);
 void cx_range_plan_locked(struct accel_cuda *cx, struct cx_range *r,
 			  uint64_t now);
+unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter,
+			    bool *refetch);
+void cx_after_report(struct accel_cuda *cx);
+
+/* wait.c: waiting (a waiter polls and reports itself, hybrid sleeps) */
 int accel_cuda_wait_fast(struct accel_ctx *ctx,
 			 int (*poll)(struct accel_ctx *, void *, uint64_t),
 			 void *arg, uint64_t deadline);
