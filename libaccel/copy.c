@@ -12,14 +12,7 @@
 
 #include "accel_int.h"
 #include "staging.h"
-
-struct side {
-	bool found;
-	struct accel_region r;
-	uint32_t handle;
-	uint64_t offset;
-	struct pool_block *blk;	/* an accel_malloc_async() block */
-};
+#include "copy_int.h"
 
 struct check_done {
 	void *src_token;
@@ -28,7 +21,8 @@ struct check_done {
 
 static atomic_bool warned_staging, warned_foreign;
 
-static const char *const region_kind_call[] = {
+/* The call that made a region of each kind, for messages. */
+const char *const copy_region_call[] = {
 	[LA_REGION_HOST_ALLOC] = "accel_host_alloc()",
 	[LA_REGION_REGISTERED] = "accel_host_register()",
 	[LA_REGION_DEVICE] = "accel_malloc()",
@@ -49,7 +43,7 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
 		accel_set_error("the copy %s %p was staged through the pinned staging pool like pageable memory: %p is memory of %s in another context (%#llx), and memory is pinned and mapped for the context that allocated or registered it only, not for this stream's context (%#llx); allocate or register it in this stream's context",
 				what, ptr, ptr, r.pool ? "accel_malloc_async()" :
-				region_kind_call[r.kind],
+				copy_region_call[r.kind],
 				(unsigned long long)owner,
 				(unsigned long long)ctx->handle);
 		once = &warned_foreign;
@@ -74,14 +68,14 @@ static int out_of_bounds(const struct accel_region *r, const void *ptr,
 			 size_t bytes, const char *what)
 {
 	accel_set_error("the %s %p + %zu bytes runs past the end of its %s allocation of %zu bytes at %p (offset %zu, %zu bytes left)",
-			what, ptr, bytes, region_kind_call[r->kind], r->size,
+			what, ptr, bytes, copy_region_call[r->kind], r->size,
 			(void *)r->base, (size_t)((uintptr_t)ptr - r->base),
 			r->size - (size_t)((uintptr_t)ptr - r->base));
 	return -EINVAL;
 }
 
-static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
-			  size_t bytes, struct side *s, const char *what)
+int copy_resolve_locked(struct accel_ctx *ctx, const void *ptr,
+			size_t bytes, struct side *s, const char *what)
 {
 	struct accel_region *r;
 
@@ -108,12 +102,7 @@ static int resolve_locked(struct accel_ctx *ctx, const void *ptr,
 }
 
 /* Pool blocks a call names, busy from resolve until its submit. */
-struct uses {
-	struct pool_block **blk;
-	unsigned int n;
-};
-
-static int uses_begin_locked(struct uses *u, struct pool_block *b)
+int copy_uses_begin_locked(struct uses *u, struct pool_block *b)
 {
 	int ret;
 
@@ -126,8 +115,8 @@ static int uses_begin_locked(struct uses *u, struct pool_block *b)
 }
 
 /* The submit is over: what was queued (@queued) ends at @seq. */
-static void uses_end(struct accel_ctx *ctx, struct uses *u, uint32_t kstream,
-		     uint64_t seq, bool queued)
+void copy_uses_end(struct accel_ctx *ctx, struct uses *u, uint32_t kstream,
+		   uint64_t seq, bool queued)
 {
 	while (u->n)
 		accel_pool_use_end(ctx, u->blk[--u->n], kstream, seq, queued);
@@ -136,27 +125,27 @@ static void uses_end(struct accel_ctx *ctx, struct uses *u, uint32_t kstream,
 /*
  * Resolve both sides of a copy under ctx->lock (@dlen and @slen bytes)
  * and, with @u and @dlen nonzero, mark the pool blocks they name busy
- * until uses_end().
+ * until copy_uses_end().
  */
-static int resolve_sides(struct accel_ctx *ctx, const void *dst, size_t dlen,
-			 const void *src, size_t slen, struct side *d,
-			 struct side *sr, struct uses *u)
+int copy_resolve_sides(struct accel_ctx *ctx, const void *dst, size_t dlen,
+		       const void *src, size_t slen, struct side *d,
+		       struct side *sr, struct uses *u)
 {
 	int ret;
 
 	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, dst, dlen, d, "destination");
+	ret = copy_resolve_locked(ctx, dst, dlen, d, "destination");
 	if (!ret)
-		ret = resolve_locked(ctx, src, slen, sr, "source");
+		ret = copy_resolve_locked(ctx, src, slen, sr, "source");
 	if (!ret && u && dlen)
-		ret = uses_begin_locked(u, d->blk);
+		ret = copy_uses_begin_locked(u, d->blk);
 	if (!ret && u && dlen)
-		ret = uses_begin_locked(u, sr->blk);
+		ret = copy_uses_begin_locked(u, sr->blk);
 	pthread_mutex_unlock(&ctx->lock);
 	return ret;
 }
 
-static bool is_device(const struct side *s)
+bool copy_side_is_device(const struct side *s)
 {
 	return s->found && s->r.kind == LA_REGION_DEVICE;
 }
@@ -177,12 +166,12 @@ static const char *side_desc(struct accel_ctx *ctx, const struct side *s,
 	uint64_t owner;
 
 	if (s->found)
-		return is_device(s) ? "device memory of the stream's context" :
+		return copy_side_is_device(s) ? "device memory of the stream's context" :
 		       "host memory of the stream's context";
 	if (ctx && accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner)) {
 		snprintf(buf, len, "memory of %s in another context (%#llx), not of the stream's context (%#llx)",
 			 r.pool ? "accel_malloc_async()" :
-			 region_kind_call[r.kind], (unsigned long long)owner,
+			 copy_region_call[r.kind], (unsigned long long)owner,
 			 (unsigned long long)ctx->handle);
 		return buf;
 	}
@@ -190,11 +179,11 @@ static const char *side_desc(struct accel_ctx *ctx, const struct side *s,
 }
 
 /* @kind names the sides a copy's direction requires: do they match? */
-static int check_kind(struct accel_ctx *ctx, enum accel_memcpy_kind kind,
-		      const struct side *dst, const void *dptr,
-		      const struct side *src, const void *sptr)
+int copy_check_kind(struct accel_ctx *ctx, enum accel_memcpy_kind kind,
+		    const struct side *dst, const void *dptr,
+		    const struct side *src, const void *sptr)
 {
-	bool dd = is_device(dst), sd = is_device(src);
+	bool dd = copy_side_is_device(dst), sd = copy_side_is_device(src);
 	bool want_dd, want_sd;
 	char buf[192];
 
@@ -277,7 +266,7 @@ static int not_accessible(struct accel_ctx *ctx, const void *ptr,
 	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner))
 		accel_set_error("the copy's %s %p is memory of %s in another context (%#llx), which this stream's context (%#llx) cannot %s; allocate or register it in this stream's context",
 				what, ptr, r.pool ? "accel_malloc_async()" :
-				region_kind_call[r.kind],
+				copy_region_call[r.kind],
 				(unsigned long long)owner,
 				(unsigned long long)ctx->handle,
 				*what == 's' ? "read" : "write");
@@ -297,8 +286,8 @@ static void check_done_fn(void *arg)
 	free(cd);
 }
 
-static void queue_check_done(struct accel_stream_impl *s, void *src_token,
-			     void *dst_token)
+void copy_queue_check_done(struct accel_stream_impl *s, void *src_token,
+			   void *dst_token)
 {
 	struct check_done *cd;
 
@@ -341,7 +330,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		return ret;
 	ctx = s->child.ctx;
 
-	ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, &u);
+	ret = copy_resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, &u);
 	/* Portable memory of another context: imported at its first copy. */
 	if (!ret && bytes && (!d.found || !sr.found)) {
 		bool imported = false;
@@ -352,16 +341,16 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 			imported = true;
 		if (imported) {
 			pthread_mutex_lock(&ctx->lock);
-			ret = resolve_locked(ctx, dst, bytes, &d,
-					     "destination");
+			ret = copy_resolve_locked(ctx, dst, bytes, &d,
+						  "destination");
 			if (!ret)
-				ret = resolve_locked(ctx, src, bytes, &sr,
-						     "source");
+				ret = copy_resolve_locked(ctx, src, bytes, &sr,
+							  "source");
 			pthread_mutex_unlock(&ctx->lock);
 		}
 	}
 	if (!ret)
-		ret = check_kind(ctx, kind, &d, dst, &sr, src);
+		ret = copy_check_kind(ctx, kind, &d, dst, &sr, src);
 	/*
 	 * A pageable destination is written by a host function once the
 	 * copy retired: one the driver could not pin is -EFAULT now rather
@@ -389,7 +378,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		goto out;
 
 	check = accel_check_enabled();
-	if (check && d.found && !is_device(&d))
+	if (check && d.found && !copy_side_is_device(&d))
 		accel_check_dst(ctx, (uintptr_t)dst, bytes, &d.r, &dst_token);
 
 	if (!sr.found || !d.found) {
@@ -423,18 +412,18 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		desc.length = bytes;
 		ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
 	}
-	uses_end(ctx, &u, s->kstream, seq, !ret);
+	copy_uses_end(ctx, &u, s->kstream, seq, !ret);
 	if (ret) {
 		accel_check_done(dst_token);
 		goto out;
 	}
-	if (check && sr.found && !is_device(&sr))
+	if (check && sr.found && !copy_side_is_device(&sr))
 		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
 				seq, (uintptr_t)src, bytes, &sr.r, &src_token);
-	queue_check_done(s, src_token, dst_token);
+	copy_queue_check_done(s, src_token, dst_token);
 
 out:
-	uses_end(ctx, &u, s->kstream, 0, false);
+	copy_uses_end(ctx, &u, s->kstream, 0, false);
 	accel_stream_put(s);
 	return ret;
 }
@@ -451,16 +440,16 @@ static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 
 	if (!copy_args_ok(dst, src, bytes))
 		return -EINVAL;
-	ret = resolve_locked(ctx, dst, bytes, &d, "destination");
+	ret = copy_resolve_locked(ctx, dst, bytes, &d, "destination");
 	if (!ret)
-		ret = resolve_locked(ctx, src, bytes, &sr, "source");
+		ret = copy_resolve_locked(ctx, src, bytes, &sr, "source");
 	/* Under ctx->lock: no other context's lock to describe a side. */
 	if (!ret)
-		ret = check_kind(NULL, kind, &d, dst, &sr, src);
+		ret = copy_check_kind(NULL, kind, &d, dst, &sr, src);
 	if (!ret && bytes)
-		ret = uses_begin_locked(u, d.blk);
+		ret = copy_uses_begin_locked(u, d.blk);
 	if (!ret && bytes)
-		ret = uses_begin_locked(u, sr.blk);
+		ret = copy_uses_begin_locked(u, sr.blk);
 	if (ret)
 		return ret;
 	*pinned = d.found && sr.found;
@@ -489,9 +478,9 @@ static int copy_precheck(struct accel_ctx *ctx, void *dst, const void *src,
 		return -EINVAL;
 	if (!bytes)
 		return 0;
-	ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
+	ret = copy_resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
 	if (!ret)
-		ret = check_kind(ctx, kind, &d, dst, &sr, src);
+		ret = copy_check_kind(ctx, kind, &d, dst, &sr, src);
 	if (!ret && !d.found)
 		ret = not_accessible(ctx, dst, bytes, "destination",
 				     accel_range_check((uintptr_t)dst, bytes,
@@ -560,7 +549,7 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 	if (ret)
 		goto out_free;
 	if (!pinned || accel_check_enabled()) {
-		uses_end(ctx, &u, s->kstream, 0, false);
+		copy_uses_end(ctx, &u, s->kstream, 0, false);
 		/* Every copy's checks first: bad input queues none of them. */
 		for (i = 0; i < count && !ret; i++)
 			ret = copy_precheck(ctx, dsts[i], srcs[i], sizes[i],
@@ -576,9 +565,9 @@ int accel_memcpy_batch_async(accel_stream_t stream, void *const *dsts,
 		ret = accel_submit(ctx, s->kstream, descs, (uint32_t)n, &seq);
 	else
 		ret = accel_stream_error(s);
-	uses_end(ctx, &u, s->kstream, seq, n && !ret);
+	copy_uses_end(ctx, &u, s->kstream, seq, n && !ret);
 out_free:
-	uses_end(ctx, &u, s->kstream, 0, false);
+	copy_uses_end(ctx, &u, s->kstream, 0, false);
 	free(u.blk);
 	free(descs);
 out:
@@ -596,7 +585,7 @@ out:
 static int peer_side_check(const struct side *s, const void *ptr, int device,
 			   const char *what)
 {
-	if (!is_device(s)) {
+	if (!copy_side_is_device(s)) {
 		accel_set_error("the peer copy's %s %p is not device memory of the stream's context (accel_malloc() in that context)",
 				what, ptr);
 		return -EINVAL;
@@ -629,7 +618,7 @@ int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 		     src_device < 0 || src_device >= count))
 		ret = -ENODEV;
 	if (!ret)
-		ret = resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
+		ret = copy_resolve_sides(ctx, dst, bytes, src, bytes, &d, &sr, NULL);
 	if (!ret)
 		ret = peer_side_check(&d, dst, dst_device, "destination");
 	if (!ret)
@@ -638,225 +627,4 @@ int accel_memcpy_peer_async(accel_stream_t stream, void *dst, int dst_device,
 	if (ret)
 		return ret;
 	return accel_memcpy_async(stream, dst, src, bytes, ACCEL_MEMCPY_D2D);
-}
-
-/*
- * Memory a fill or a 2D copy names must be the context's own (device
- * memory, a pinned allocation, a registered range): these are queued as
- * one descriptor, never staged.
- */
-static int not_context_memory(struct accel_ctx *ctx, const void *ptr,
-			      const char *call)
-{
-	struct accel_region r;
-	uint64_t owner;
-
-	if (accel_region_foreign(ctx, (uintptr_t)ptr, &r, &owner))
-		accel_set_error("%s: %p is memory of %s in another context (%#llx), not of this stream's context (%#llx)",
-				call, ptr, region_kind_call[r.kind],
-				(unsigned long long)owner,
-				(unsigned long long)ctx->handle);
-	else if (accel_range_check((uintptr_t)ptr, 1, false))
-		accel_set_error("%s: %p is not memory of the stream's context nor mapped in this process: freed (accel_free(), accel_host_free()) or never allocated",
-				call, ptr);
-	else
-		accel_set_error("%s: %p is pageable memory; use accel_malloc(), accel_host_alloc() or accel_host_register() memory",
-				call, ptr);
-	return -EOPNOTSUPP;
-}
-
-/* accel_memset_async() and its 16 and 32-bit forms: one MEMSET. */
-static int memset_async(accel_stream_t stream, void *ptr, uint32_t value,
-			uint32_t width, size_t count, const char *call)
-{
-	void *dst_token = NULL;
-	struct accel_stream_impl *s;
-	struct pool_block *blks[1];
-	struct uses u = { .blk = blks };
-	struct accel_desc desc;
-	struct accel_ctx *ctx;
-	uint64_t seq = 0;
-	struct side d;
-	size_t bytes;
-	int ret;
-
-	if (!ptr || (uintptr_t)ptr % width) {
-		accel_set_error("%s: the destination %p is %s", call, ptr,
-				!ptr ? "NULL" : width == 2 ?
-				"not 2-byte aligned" : "not 4-byte aligned");
-		return -EINVAL;
-	}
-	if (__builtin_mul_overflow(count, (size_t)width, &bytes) ||
-	    (uintptr_t)ptr + bytes < (uintptr_t)ptr) {
-		accel_set_error("%s: %zu values of %u bytes from %p wrap past the top of the address space",
-				call, count, width, ptr);
-		return -EINVAL;
-	}
-	ret = accel_stream_get(stream, &s);
-	if (ret)
-		return ret;
-	ctx = s->child.ctx;
-	pthread_mutex_lock(&ctx->lock);
-	ret = resolve_locked(ctx, ptr, bytes, &d, "destination");
-	if (!ret && bytes)
-		ret = uses_begin_locked(&u, d.blk);
-	pthread_mutex_unlock(&ctx->lock);
-	if (!ret && !d.found)
-		ret = not_context_memory(ctx, ptr, call);
-	if (!ret && !bytes)
-		ret = accel_stream_error(s);
-	if (ret || !bytes)
-		goto out;
-
-	if (accel_check_enabled() && !is_device(&d))
-		accel_check_dst(ctx, (uintptr_t)ptr, bytes, &d.r, &dst_token);
-	memset(&desc, 0, sizeof(desc));
-	desc.op = ACCEL_OP_MEMSET;
-	desc.flags = width == 4 ? ACCEL_MEMSET_D32 :
-		     width == 2 ? ACCEL_MEMSET_D16 : 0;
-	desc.dst = d.handle;
-	desc.dst_offset = d.offset;
-	desc.length = bytes;
-	desc.value = value;
-	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
-	/* A stream-ordered block is named until this fill retired. */
-	uses_end(ctx, &u, s->kstream, seq, !ret);
-	if (ret) {
-		accel_check_done(dst_token);
-		goto out;
-	}
-	queue_check_done(s, NULL, dst_token);
-out:
-	uses_end(ctx, &u, s->kstream, 0, false);
-	accel_stream_put(s);
-	return ret;
-}
-
-ACCEL_EXPORT
-int accel_memset_async(accel_stream_t stream, void *ptr, int value,
-		       size_t bytes)
-{
-	ACCEL_API_ENTER();
-
-	/* As memset(3) and cudaMemsetAsync: the value as an unsigned char. */
-	return memset_async(stream, ptr, (unsigned char)value, 1, bytes,
-			    __func__);
-}
-
-ACCEL_EXPORT
-int accel_memset_d16_async(accel_stream_t stream, void *ptr, uint16_t value,
-			   size_t count)
-{
-	ACCEL_API_ENTER();
-
-	return memset_async(stream, ptr, value, 2, count, __func__);
-}
-
-ACCEL_EXPORT
-int accel_memset_d32_async(accel_stream_t stream, void *ptr, uint32_t value,
-			   size_t count)
-{
-	ACCEL_API_ENTER();
-
-	return memset_async(stream, ptr, value, 4, count, __func__);
-}
-
-/* Bytes a 2D area spans: (@height - 1) * @pitch + @width; false on overflow. */
-static bool span_2d(size_t pitch, size_t width, size_t height, size_t *span)
-{
-	if (!width || !height) {
-		*span = 0;
-		return true;
-	}
-	return !__builtin_mul_overflow(height - 1, pitch, span) &&
-	       !__builtin_add_overflow(*span, width, span);
-}
-
-ACCEL_EXPORT
-int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
-			  const void *src, size_t spitch, size_t width,
-			  size_t height, enum accel_memcpy_kind kind)
-{
-	ACCEL_API_ENTER();
-	void *src_token = NULL, *dst_token = NULL;
-	struct accel_stream_impl *s;
-	struct pool_block *blks[2];
-	struct uses u = { .blk = blks };
-	size_t dspan, sspan;
-	struct accel_desc desc;
-	struct accel_ctx *ctx;
-	struct side d, sr;
-	bool check;
-	uint64_t seq = 0;
-	int ret;
-
-	if (!dst || !src) {
-		accel_set_error("accel_memcpy_2d_async: the %s is NULL",
-				!dst ? "destination" : "source");
-		return -EINVAL;
-	}
-	if ((unsigned int)kind > ACCEL_MEMCPY_DEFAULT) {
-		accel_set_error("accel_memcpy_2d_async: kind %u is not an accel_memcpy_kind",
-				(unsigned int)kind);
-		return -EINVAL;
-	}
-	/* The descriptor's pitches are 32-bit, CUDA's below 2^31 anyway. */
-	if (dpitch < width || spitch < width || dpitch > UINT32_MAX ||
-	    spitch > UINT32_MAX) {
-		accel_set_error("accel_memcpy_2d_async: width %zu, dpitch %zu, spitch %zu: each pitch must be at least the width and at most %u bytes",
-				width, dpitch, spitch, UINT32_MAX);
-		return -EINVAL;
-	}
-	if (!span_2d(dpitch, width, height, &dspan) ||
-	    !span_2d(spitch, width, height, &sspan) ||
-	    (uintptr_t)dst + dspan < (uintptr_t)dst ||
-	    (uintptr_t)src + sspan < (uintptr_t)src) {
-		accel_set_error("accel_memcpy_2d_async: %zu rows of %zu bytes (dpitch %zu, spitch %zu) wrap past the top of the address space",
-				height, width, dpitch, spitch);
-		return -EINVAL;
-	}
-	ret = accel_stream_get(stream, &s);
-	if (ret)
-		return ret;
-	ctx = s->child.ctx;
-
-	ret = resolve_sides(ctx, dst, dspan, src, sspan, &d, &sr, &u);
-	if (!ret)
-		ret = check_kind(ctx, kind, &d, dst, &sr, src);
-	if (!ret && !d.found)
-		ret = not_context_memory(ctx, dst, "accel_memcpy_2d_async");
-	if (!ret && !sr.found)
-		ret = not_context_memory(ctx, src, "accel_memcpy_2d_async");
-	if (!ret && !dspan)
-		ret = accel_stream_error(s);
-	if (ret || !dspan)
-		goto out;
-
-	check = accel_check_enabled();
-	if (check && !is_device(&d))
-		accel_check_dst(ctx, (uintptr_t)dst, dspan, &d.r, &dst_token);
-	memset(&desc, 0, sizeof(desc));
-	desc.op = ACCEL_OP_COPY_2D;
-	desc.dst = d.handle;
-	desc.src = sr.handle;
-	desc.dst_offset = d.offset;
-	desc.src_offset = sr.offset;
-	desc.width = width;
-	desc.height = height;
-	desc.dst_pitch = (uint32_t)dpitch;
-	desc.src_pitch = (uint32_t)spitch;
-	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
-	uses_end(ctx, &u, s->kstream, seq, !ret);
-	if (ret) {
-		accel_check_done(dst_token);
-		goto out;
-	}
-	if (check && !is_device(&sr))
-		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
-				seq, (uintptr_t)src, sspan, &sr.r, &src_token);
-	queue_check_done(s, src_token, dst_token);
-out:
-	uses_end(ctx, &u, s->kstream, 0, false);
-	accel_stream_put(s);
-	return ret;
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pointer resolution a queued copy, fill or 2D copy shares (copy.c),
+ * for memset_2d.c: both sides of a copy resolved to the context's regions
+ * or pool blocks under ctx->lock, and the blocks' uses ended once queued.
+ */
+#ifndef LIBACCEL_COPY_INT_H
+#define LIBACCEL_COPY_INT_H
+
+#include "accel_int.h"
+
+extern const char *const copy_region_call[];
+
+struct side {
+	bool found;
+	struct accel_region r;
+	uint32_t handle;
+	uint64_t offset;
+	struct pool_block *blk;	/* an accel_malloc_async() block */
+};
+
+struct uses {
+	struct pool_block **blk;
+	unsigned int n;
+};
+
+int copy_resolve_locked(struct accel_ctx *ctx, const void *ptr,
+			size_t bytes, struct side *s, const char *what);
+int copy_uses_begin_locked(struct uses *u, struct pool_block *b);
+void copy_uses_end(struct accel_ctx *ctx, struct uses *u, uint32_t kstream,
+		   uint64_t seq, bool queued);
+int copy_resolve_sides(struct accel_ctx *ctx, const void *dst, size_t dlen,
+		       const void *src, size_t slen, struct side *d,
+		       struct side *sr, struct uses *u);
+bool copy_side_is_device(const struct side *s);
+int copy_check_kind(struct accel_ctx *ctx, enum accel_memcpy_kind kind,
+		    const struct side *dst, const void *dptr,
+		    const struct side *src, const void *sptr);
+void copy_queue_check_done(struct accel_stream_impl *s, void *src_token,
+			   void *dst_token);
+
+#endif
