@@ -76,15 +76,21 @@ struct as_obj *as_lookup_locked(struct as_ctx *ctx, u32 handle, u32 type)
 }
 
 /**
- * as_handle_publish() - give a new, fully initialised object its handle
+ * as_handle_reserve() - take a handle for a new object, not yet visible
  * @ctx: the context.
  * @obj: the object.
  * @type: its &enum as_obj_type.
  *
+ * Creation is reserve, copy the reply out, commit: the handle's slot in
+ * @ctx->handles is reserved (lookups find nothing there, as for a handle
+ * never given) so that storing the object later cannot fail, and an ioctl
+ * whose reply cannot reach userspace gives the slot back with
+ * as_handle_cancel() and frees the object, which nobody ever saw.
+ *
  * Context: process context, may sleep; @ctx->lock not held.
  * Return: 0, -ENOSPC when the handle space is exhausted, -ENOMEM.
  */
-noinline int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj,
+noinline int as_handle_reserve(struct as_ctx *ctx, struct as_obj *obj,
 			       u32 type)
 {
 	u32 handle;
@@ -100,10 +106,39 @@ noinline int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj,
 
 	obj->type = type;
 	obj->handle = handle;
-	ret = xa_insert(&ctx->handles, handle, obj, GFP_KERNEL_ACCOUNT);
+	ret = xa_insert(&ctx->handles, handle, NULL, GFP_KERNEL_ACCOUNT);
 	return ret == -EBUSY ? -ENOSPC : ret;
 }
-ALLOW_ERROR_INJECTION(as_handle_publish, ERRNO);
+ALLOW_ERROR_INJECTION(as_handle_reserve, ERRNO);
+
+/**
+ * as_handle_commit() - make a reserved handle find its object
+ * @ctx: the context.
+ * @obj: the object, fully initialised, its handle reserved by
+ *	as_handle_reserve() and already reported to userspace.
+ *
+ * The slot exists, so the store allocates nothing and cannot fail.
+ *
+ * Context: any context but NMI; takes the xarray lock.
+ */
+void as_handle_commit(struct as_ctx *ctx, struct as_obj *obj)
+{
+	xa_store(&ctx->handles, obj->handle, obj, GFP_NOWAIT);
+}
+
+/**
+ * as_handle_cancel() - give back a handle reserved and never committed
+ * @ctx: the context.
+ * @obj: the object whose handle as_handle_reserve() took.
+ *
+ * The number stays used (handles are never reused); the slot goes.
+ *
+ * Context: any context but NMI; takes the xarray lock.
+ */
+void as_handle_cancel(struct as_ctx *ctx, struct as_obj *obj)
+{
+	xa_release(&ctx->handles, obj->handle);
+}
 
 /**
  * as_freelist_init() - start an empty list of objects to free

@@ -7,6 +7,10 @@
  * The devices (&struct as_device) have no lock: their counters are atomic
  * and their workqueues live from load to unload.
  *   as_ctx.lock -> xarray lock (taken inside xa_erase) -> wait queue lock
+ * as_handle_reserve(), as_handle_commit() and as_handle_cancel() take the
+ * xarray lock with no context lock held. A create ioctl reserves the
+ * handle, copies its reply out, and only then commits the object to it:
+ * a failed copy cancels the reservation and frees what nobody ever saw.
  *   as_ctx.lock -> as_xevent.lock (an exported point, as_export.c)
  *	-> workqueue and wait queue locks (queue_work(), wake_up_all())
  * No context lock is ever taken under an as_xevent.lock, and no context
@@ -88,8 +92,8 @@ struct as_device {
  * @id: context number, for debugfs.
  * @lock: Protects every field below, the core state of every object of
  *	this context, and the object lists.
- * @handles: handle -> &struct as_obj. Stores and erases happen under
- *	@lock or before the object is published.
+ * @handles: handle -> &struct as_obj. Erases happen under @lock; a new
+ *	handle's slot is reserved, then stored once its creator learnt it.
  * @next_handle: last handle handed out; handles are never reused.
  * @streams: every &struct as_stream, live or destroyed-and-draining.
  * @regions: every &struct as_mem, live or release-deferred.
@@ -339,7 +343,9 @@ static inline struct as_event_obj *as_event_lookup_locked(struct as_ctx *ctx,
 	return obj ? container_of(obj, struct as_event_obj, obj) : NULL;
 }
 
-int as_handle_publish(struct as_ctx *ctx, struct as_obj *obj, u32 type);
+int as_handle_reserve(struct as_ctx *ctx, struct as_obj *obj, u32 type);
+void as_handle_commit(struct as_ctx *ctx, struct as_obj *obj);
+void as_handle_cancel(struct as_ctx *ctx, struct as_obj *obj);
 void as_freelist_init(struct as_freelist *fl);
 void as_collect_locked(struct as_ctx *ctx, struct asc_release *rel,
 		       struct as_freelist *fl);

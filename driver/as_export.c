@@ -429,15 +429,20 @@ int as_event_import_ioctl(struct as_ctx *ctx, void __user *arg)
 	spin_unlock(&x->lock);
 	spin_unlock(&ctx->lock);
 
-	ret = as_handle_publish(ctx, &ev->obj, AS_OBJ_EVENT);
+	ret = as_handle_reserve(ctx, &ev->obj, AS_OBJ_EVENT);
 	if (ret)
 		goto err_unlist;
 
 	req.handle = ev->obj.handle;
-	if (copy_to_user(arg, &req, sizeof(req)))
-		return -EFAULT;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		ret = -EFAULT;
+		goto err_cancel_handle;
+	}
+	as_handle_commit(ctx, &ev->obj);
 	return 0;
 
+err_cancel_handle:
+	as_handle_cancel(ctx, &ev->obj);
 err_unlist:
 	spin_lock(&ctx->lock);
 	ctx->nevents--;

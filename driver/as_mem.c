@@ -127,7 +127,18 @@ static bool as_mem_overlaps_locked(struct as_ctx *ctx, enum as_mem_kind kind,
 	return false;
 }
 
-/* Count and list a new region, or fail when the context has too many. */
+static void as_mem_unlist(struct as_ctx *ctx, struct as_mem *m)
+{
+	spin_lock(&ctx->lock);
+	ctx->nregions--;
+	list_del_init(&m->node);
+	spin_unlock(&ctx->lock);
+}
+
+/*
+ * Count and list a new region and reserve its handle, or fail when the
+ * context has too many; as_mem_commit() or as_mem_remove() follows.
+ */
 static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
 {
 	int ret;
@@ -146,14 +157,17 @@ static int as_mem_insert(struct as_ctx *ctx, struct as_mem *m)
 	list_add_tail(&m->node, &ctx->regions);
 	spin_unlock(&ctx->lock);
 
-	ret = as_handle_publish(ctx, &m->obj, AS_OBJ_REGION);
-	if (ret) {
-		spin_lock(&ctx->lock);
-		ctx->nregions--;
-		list_del_init(&m->node);
-		spin_unlock(&ctx->lock);
-	}
+	ret = as_handle_reserve(ctx, &m->obj, AS_OBJ_REGION);
+	if (ret)
+		as_mem_unlist(ctx, m);
 	return ret;
+}
+
+/* Undo as_mem_insert(): the reply never reached userspace. */
+static void as_mem_remove(struct as_ctx *ctx, struct as_mem *m)
+{
+	as_handle_cancel(ctx, &m->obj);
+	as_mem_unlist(ctx, m);
 }
 
 /* An executor's address range: validated by bounds only, nothing pinned. */
@@ -175,8 +189,12 @@ static int as_mem_register_external(struct as_ctx *ctx, void __user *arg,
 		return ret;
 	}
 	req->handle = m->obj.handle;
-	if (copy_to_user(arg, req, sizeof(*req)))
+	if (copy_to_user(arg, req, sizeof(*req))) {
+		as_mem_remove(ctx, m);
+		kfree(m);
 		return -EFAULT;
+	}
+	as_handle_commit(ctx, &m->obj);
 	return 0;
 }
 
@@ -245,10 +263,15 @@ int as_mem_register_ioctl(struct as_ctx *ctx, void __user *arg)
 		goto err_unpin;
 
 	req.handle = m->obj.handle;
-	if (copy_to_user(arg, &req, sizeof(req)))
-		return -EFAULT;	/* the region stays registered */
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		ret = -EFAULT;
+		goto err_remove;
+	}
+	as_handle_commit(ctx, &m->obj);
 	return 0;
 
+err_remove:
+	as_mem_remove(ctx, m);
 err_unpin:
 	unpin_user_pages(m->pages, m->npages);
 err_uncharge:
@@ -344,10 +367,15 @@ int as_mem_alloc_ioctl(struct as_ctx *ctx, void __user *arg)
 
 	req.handle = m->obj.handle;
 	req.mmap_offset = host ? (u64)m->obj.handle << PAGE_SHIFT : 0;
-	if (copy_to_user(arg, &req, sizeof(req)))
-		return -EFAULT;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		ret = -EFAULT;
+		goto err_remove;
+	}
+	as_handle_commit(ctx, &m->obj);
 	return 0;
 
+err_remove:
+	as_mem_remove(ctx, m);
 err_free_page_array:
 	as_mem_free_pages(m, i);
 	kvfree(m->pages);

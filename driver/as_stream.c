@@ -120,17 +120,22 @@ int as_stream_create_ioctl(struct as_ctx *ctx, void __user *arg)
 	list_add_tail(&s->node, &ctx->streams);
 	spin_unlock(&ctx->lock);
 
-	ret = as_handle_publish(ctx, &s->obj, AS_OBJ_STREAM);
+	ret = as_handle_reserve(ctx, &s->obj, AS_OBJ_STREAM);
 	if (ret)
 		goto err_unlist;
 
 	s->tl.id = s->obj.handle;
 	req.handle = s->obj.handle;
 	req.priority = s->priority;
-	if (copy_to_user(arg, &req, sizeof(req)))
-		return -EFAULT;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		ret = -EFAULT;
+		goto err_cancel_handle;
+	}
+	as_handle_commit(ctx, &s->obj);
 	return 0;
 
+err_cancel_handle:
+	as_handle_cancel(ctx, &s->obj);
 err_unlist:
 	spin_lock(&ctx->lock);
 	ctx->nstreams--;

@@ -499,11 +499,11 @@ static const struct {
 	{ "as_mem_pin", -ENOMEM, 2 },
 	{ "as_mem_charge", -ENOMEM, 1 },
 	{ "as_mem_charge", -ENOMEM, 3 },
-	{ "as_handle_publish", -ENOMEM, 1 },
-	{ "as_handle_publish", -ENOMEM, 4 },
-	{ "as_handle_publish", -ENOSPC, 5 },
-	{ "as_handle_publish", -ENOMEM, 6 },
-	{ "as_handle_publish", -ENOMEM, 14 },
+	{ "as_handle_reserve", -ENOMEM, 1 },
+	{ "as_handle_reserve", -ENOMEM, 4 },
+	{ "as_handle_reserve", -ENOSPC, 5 },
+	{ "as_handle_reserve", -ENOMEM, 6 },
+	{ "as_handle_reserve", -ENOMEM, 14 },
 };
 #define NFF (int)(sizeof(ff_cases) / sizeof(ff_cases[0]))
 
@@ -612,10 +612,10 @@ static int random_pass(int first, int last, int *bad, long *calls)
 }
 
 /*
- * Handle publication (xa_insert) only allocates when a handle crosses into
+ * Handle reservation (xa_insert) only allocates when a handle crosses into
  * a new xarray node, and it retries a failed GFP_NOWAIT allocation with
  * GFP_KERNEL: one failure never reaches the driver's unwinding after
- * as_handle_publish(). So: move the context's next handle to the last slot
+ * as_handle_reserve(). So: move the context's next handle to the last slot
  * of a node, then fail two consecutive allocations (times=2) after
  * skipping a swept number of bytes (space), with the task filter.
  * Returns faults taken; *bad counts rule violations; *enomem the calls
