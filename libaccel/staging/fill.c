@@ -116,6 +116,32 @@ static void *fill_thread(void *arg)
 }
 
 /*
+ * Cut @t (its len set) into slices of at least @min bytes, each a multiple
+ * of @align (a power of two), one per fill thread and one for the caller;
+ * queue it, take slices with the fill threads until none is left, and
+ * wait until every slice is done.
+ */
+static void par_run(struct accel_staging *p, struct fill_task *t,
+		    size_t min, size_t align)
+{
+	t->nslices = p->nfill + 1;
+	if (t->nslices > t->len / min)
+		t->nslices = t->len / min;
+	t->slice = (t->len / t->nslices + align - 1) & ~(align - 1);
+	t->nslices = (t->len + t->slice - 1) / t->slice;
+
+	pthread_mutex_lock(&p->fill_lock);
+	t->next = p->tasks;
+	p->tasks = t;
+	fill_kick_locked(p, true);
+	while (t->taken < t->nslices)
+		slice_take_locked(p, t);
+	while (t->done < t->nslices)
+		pthread_cond_wait(&p->fill_done, &p->fill_lock);
+	pthread_mutex_unlock(&p->fill_lock);
+}
+
+/*
  * Copy @len bytes, in slices shared with the fill threads when it is
  * worth it; the calling thread copies too, so this never waits for a fill
  * thread that is not copying for it. @checked: through
@@ -137,21 +163,7 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 	t.src = src;
 	t.len = len;
 	t.checked = checked;
-	t.nslices = p->nfill + 1;
-	if (t.nslices > len / FILL_SLICE_MIN)
-		t.nslices = len / FILL_SLICE_MIN;
-	t.slice = (len / t.nslices + 63) & ~(size_t)63;
-	t.nslices = (len + t.slice - 1) / t.slice;
-
-	pthread_mutex_lock(&p->fill_lock);
-	t.next = p->tasks;
-	p->tasks = &t;
-	fill_kick_locked(p, true);
-	while (t.taken < t.nslices)
-		slice_take_locked(p, &t);
-	while (t.done < t.nslices)
-		pthread_cond_wait(&p->fill_done, &p->fill_lock);
-	pthread_mutex_unlock(&p->fill_lock);
+	par_run(p, &t, FILL_SLICE_MIN, 64);
 	return t.fault;
 }
 
@@ -173,20 +185,7 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 	t.len = len;
 	t.probe = true;
 	t.write = write;
-	t.nslices = p->nfill + 1;
-	if (t.nslices > len / CHECK_SLICE_MIN)
-		t.nslices = len / CHECK_SLICE_MIN;
-	t.slice = (len / t.nslices + 4095) & ~(size_t)4095;
-	t.nslices = (len + t.slice - 1) / t.slice;
-	pthread_mutex_lock(&p->fill_lock);
-	t.next = p->tasks;
-	p->tasks = &t;
-	fill_kick_locked(p, true);
-	while (t.taken < t.nslices)
-		slice_take_locked(p, &t);
-	while (t.done < t.nslices)
-		pthread_cond_wait(&p->fill_done, &p->fill_lock);
-	pthread_mutex_unlock(&p->fill_lock);
+	par_run(p, &t, CHECK_SLICE_MIN, 4096);
 	return t.fault ? -EFAULT : 0;
 }
 
