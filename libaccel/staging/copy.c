@@ -525,7 +525,7 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	uint64_t drains[STAGING_MAX_CHUNKS] = { 0 };
 	struct accel_staging *p;
 	size_t done = 0, len;
-	bool behind = false, parallel = false;
+	bool behind = false, parallel = false, finish;
 	int ret = 0;
 
 	ret = stage_pool_get(ctx, &p);
@@ -534,6 +534,14 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	if (dst->pageable && src->pageable)
 		return stage_h2h_copy(p, kstream, dst->ptr, src->ptr, bytes);
 	pthread_mutex_lock(&p->lock);
+	/*
+	 * A D2H into pageable memory on a stream with nothing queued is
+	 * finished in the call (libaccel(7)), whichever path serves it: the
+	 * ring and d2h_direct_locked() do it themselves; where neither can
+	 * (one chunk, all chunks taken), the pieces below are waited for.
+	 */
+	finish = dst->pageable && !src->pageable && !accel_in_host_fn() &&
+		 stage_stream_idle_locked(p, kstream);
 	if (p->stopping) {
 		ret = -ENOENT;
 	} else if (bytes <= p->ring.max) {
@@ -593,5 +601,8 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 			ret = err;
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* The stream's failure is the synchronize's to report, as for any copy. */
+	if (!ret && finish && done)
+		stage_seq_wait_unlocked(p, kstream, *seq);
 	return ret;
 }

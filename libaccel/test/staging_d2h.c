@@ -135,6 +135,44 @@ static int small_d2h_idle_in_call(void)
  * wire; the destination holds every byte when the call returns and no
  * worker took part. The same copy behind a gate stays asynchronous.
  */
+/*
+ * With a pool of one chunk the chunk path cannot keep a chunk spare for
+ * other streams, yet a D2H on an idle stream is still finished when the
+ * call returns: the bytes are there and nothing of it is left queued.
+ */
+static int d2h_idle_one_chunk_in_call(void)
+{
+	const size_t n = 3 * 64 * KB + 7;
+	unsigned char *host, *dev, *dst;
+	accel_context *ctx;
+	accel_stream_t s;
+	int round;
+
+	CHECK(!staging_env("64", "1"));
+	CHECK(!setenv("ACCEL_STAGING_SMALL_KB", "0", 1));
+	CHECK_OK(accel_context_create(&ctx, 0));
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
+	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
+	dst = malloc(n);
+	CHECK(dst);
+	for (round = 0; round < 3; round++) {
+		t_fill(host, n, (unsigned int)round + 40);
+		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		memset(dst, 0, n);
+		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+		/* No synchronize: the call finished the copy. */
+		CHECK_OK(accel_stream_query(s));
+		CHECK(t_check_fill(dst, n, (unsigned int)round + 40));
+	}
+	accel_context_destroy(ctx);
+	unsetenv("ACCEL_STAGING_SMALL_KB");
+	staging_env_reset();
+	free(dst);
+	return T_PASS;
+}
+
 static int large_d2h_idle_in_call(void)
 {
 	const size_t n = 10 * 64 * KB + 5;
@@ -332,7 +370,8 @@ int main(void)
 {
 	static const struct t_case cases[] = {
 		T(d2h_pipelined_done_when_passed), T(small_d2h_idle_in_call),
-		T(large_d2h_idle_in_call), T(d2h_in_call_beside_chunks),
+		T(large_d2h_idle_in_call), T(d2h_idle_one_chunk_in_call),
+		T(d2h_in_call_beside_chunks),
 		T(hostfn_d2h),
 	};
 
