@@ -53,12 +53,22 @@ static void signal_event(struct accel_ctx *ctx, uint32_t handle,
 	accel_ioctl(ctx, ACCEL_IOC_EVENT_SIGNAL, &sg);
 }
 
+/*
+ * A job that never runs: its callback learns -ECANCELED (or its drop is
+ * called), on whichever thread cancels it (the destroying one), under the
+ * rules of host functions all the same: waits and destroys return
+ * -EDEADLK from it, so that it cannot hang the destroy that called it.
+ */
 static void job_drop(struct accel_hostfn_job *job)
 {
+	bool was = hf_self;
+
+	hf_self = true;
 	if (job->cb)
 		job->cb(job->stream, -ECANCELED, job->arg);
 	else if (job->drop)
 		job->drop(job->arg);
+	hf_self = was;
 }
 
 static void job_finish(struct accel_ctx *ctx, struct accel_hostfn_job *job)

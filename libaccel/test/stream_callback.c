@@ -189,6 +189,9 @@ static int context_destroy_cancels(void)
 struct in_destroy {
 	int sync0, sync_inf, add, query;
 	int copy, record, wait_value, launch, destroy;
+	int other_sync, other_destroy;
+	accel_context *other;		/* a live context, gated stream */
+	accel_stream_t other_s;
 	accel_event_t ev;
 	void *h, *d;
 	int calls;
@@ -214,13 +217,16 @@ static void calls_in_destroy(accel_stream_t stream, int status, void *arg)
 	r->launch = accel_launch_host_func(stream, nothing, NULL);
 	r->destroy = accel_stream_destroy(stream);
 	r->query = accel_stream_query(stream);
+	/* Another context's gated stream: it would end only by the timeout. */
+	r->other_sync = accel_stream_synchronize(r->other_s, 2 * T_SEC);
+	r->other_destroy = accel_context_destroy(r->other);
 }
 
 static int calls_from_destroy(void)
 {
 	struct in_destroy r = { 0 };
+	accel_event_t gate, other_gate;
 	accel_context *ctx;
-	accel_event_t gate;
 	accel_stream_t s;
 
 	CHECK_OK(accel_context_create(&ctx, 0));
@@ -228,12 +234,17 @@ static int calls_from_destroy(void)
 	CHECK_OK(accel_host_alloc(ctx, &r.h, 16, 0));
 	CHECK_OK(accel_malloc(ctx, &r.d, 16));
 	CHECK_OK(accel_event_create(ctx, ACCEL_EVENT_HOST, &r.ev));
+	CHECK_OK(accel_context_create(&r.other, 0));
+	CHECK_OK(t_gated_stream(r.other, &r.other_s, &other_gate));
 	CHECK_OK(accel_stream_add_callback(s, calls_in_destroy, &r, 0));
 	CHECK_OK(accel_context_destroy(ctx));
 	CHECK_RET(r.calls, 1);
 	CHECK_RET(accel_stream_synchronize(s, 0), -ENOENT);
 	CHECK_RET(r.sync0, -ETIME);
-	CHECK_RET(r.sync_inf, -ENOENT);
+	/* A callback follows the host-function rules on this path too. */
+	CHECK_RET(r.sync_inf, -EDEADLK);
+	CHECK_RET(r.other_sync, -EDEADLK);
+	CHECK_RET(r.other_destroy, -EDEADLK);
 	CHECK_RET(r.add, -ENOENT);
 	CHECK_RET(r.copy, -ENOENT);
 	CHECK_RET(r.record, -ENOENT);
@@ -241,6 +252,8 @@ static int calls_from_destroy(void)
 	CHECK_RET(r.launch, -ENOENT);
 	CHECK_RET(r.destroy, -ENOENT);
 	CHECK_RET(r.query, -EAGAIN);
+	CHECK_OK(t_gate_open(other_gate));
+	CHECK_OK(accel_context_destroy(r.other));
 	return T_PASS;
 }
 
