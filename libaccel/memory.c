@@ -359,10 +359,15 @@ static void release_error(const struct accel_region *r,
 				free_call[a->kind], (void *)a->ptr, what,
 				free_call[a->kind]);
 	else
-		accel_set_error("%s: %p is %zu bytes into the %s allocation of %zu bytes at %p: pass the pointer %s returned",
+		accel_set_error("%s: %p is %zu bytes into the %s %s of %zu bytes at %p: pass %s",
 				free_call[a->kind], (void *)a->ptr,
-				(size_t)(a->ptr - r->base), what, r->size,
-				(void *)r->base, what);
+				(size_t)(a->ptr - r->base), what,
+				r->kind == LA_REGION_REGISTERED ? "range" :
+								  "allocation",
+				r->size, (void *)r->base,
+				r->kind == LA_REGION_REGISTERED ?
+				"the start of the registered range" :
+				"the pointer that call returned");
 }
 
 static int release_in_ctx(struct accel_ctx *ctx, void *data)
