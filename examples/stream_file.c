@@ -1,38 +1,73 @@
 // SPDX-License-Identifier: MIT
 /*
- * stream_file: stream a file through device memory and back.
+ * stream_file: load a file into device memory the way a model loader
+ * does, copy it back, and check every byte.
  *
- * Chunks go through double-buffered pinned staging on two streams: stream
- * A copies host -> device, stream B device -> host, ordered by events both
- * ways (B waits for A's copy of a chunk; A waits until B has drained the
- * device slot it is about to overwrite). What comes back is written to
- * standard output, so that `stream_file FILE | sha256sum` can be compared
- * with `sha256sum FILE`. The figures go to standard error.
+ * Two legs, timed apart:
  *
- * Usage: stream_file [-c CHUNK_BYTES] [-n NAME] [-p N:FD] FILE [SIZE]
+ *   file -> device  THREADS threads (-t), each with its own stream and two
+ *                   pinned slots (accel_host_alloc): a thread pread()s a
+ *                   piece of CHUNK bytes into one slot while the H2D copy
+ *                   of its other slot is on the wire. Pieces are taken in
+ *                   file order from a shared counter. Timed from the first
+ *                   byte read to the last byte on the device (every stream
+ *                   synchronized). With -m mmap the file is mapped instead
+ *                   (MADV_SEQUENTIAL | MADV_WILLNEED) and each piece of the
+ *                   mapping is handed to accel_memcpy_h2d_async() as a
+ *                   pageable source, which libaccel stages through its
+ *                   pinned pool; the mmap() is inside the timed leg.
+ *   device -> host  the same threads and streams copy the device bytes
+ *                   back, a piece each, into one malloc'd buffer
+ *                   (accel_memcpy_d2h_async() into pageable memory,
+ *                   through libaccel's staging pool).
+ *
+ * Then, outside the timed legs, what came back is compared byte for byte
+ * with the file (read again), and written to standard output, so that
+ * `stream_file FILE | sha256sum` can be compared with `sha256sum FILE` as
+ * well. A file larger than the device memory accel_malloc() grants (or
+ * than a quarter of RAM, for the copy that comes back) goes through in
+ * windows of that size, each window both legs and then its check; the
+ * legs' figures add the windows up.
+ *
+ * For reference, the same run first reads the file into the same malloc'd
+ * buffer with read() in one thread, then with pread() in THREADS threads:
+ * the file -> device leg cannot beat the second, and a loader without
+ * threads gets the first.
+ *
+ * Usage: stream_file [-c CHUNK_BYTES] [-t THREADS] [-m pread|mmap]
+ *                    [-n NAME] [-p N:FD] FILE [SIZE]
+ *   CHUNK_BYTES: the piece each copy moves (default 4 MiB).
+ *   THREADS: copying threads, one stream each (default half the online
+ *   CPUs, 2 to 8, as libaccel's staging pool).
  *   NAME: what to call the input in the figures (default: FILE).
- *   -p N:FD: once N chunks came back, write "N\n" to file descriptor FD
- *   and wait for SIGINT or SIGTERM, so that a runner interrupts the run in
- *   its middle for certain, whatever the machine's speed.
+ *   -p N:FD: once N chunks came back and were checked, write "N\n" to
+ *   file descriptor FD and wait for SIGINT or SIGTERM, so that a runner
+ *   interrupts the run in its middle for certain, whatever the machine's
+ *   speed.
  *   SIZE: bytes to stream (default: the file's size); lets a block device
  *   carry a file whose size is not a multiple of its sectors.
+ * Figures go to standard error; a byte that differs fails the run (exit 1).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <linux/fs.h>
 
 #include "libaccel.h"
 
 #define NSLOT		2
+#define MAX_THREADS	64
 #define SEC_NS		(30ULL * 1000000000ULL)
 
 static volatile sig_atomic_t interrupted;
@@ -80,13 +115,14 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Read exactly @n bytes unless the file ends; returns bytes read or -errno. */
-static ssize_t read_full(int fd, void *buf, size_t n)
+/* Read exactly @n bytes at @off: 0, -EIO if the file ends first, or -errno. */
+static int pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
 
 	while (done < n) {
-		ssize_t r = read(fd, (char *)buf + done, n - done);
+		ssize_t r = pread(fd, (char *)buf + done, n - done,
+				  (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR) {
 			if (interrupted)
@@ -96,10 +132,10 @@ static ssize_t read_full(int fd, void *buf, size_t n)
 		if (r < 0)
 			return -errno;
 		if (r == 0)
-			break;
+			return -EIO;
 		done += r;
 	}
-	return done;
+	return 0;
 }
 
 static int write_full(int fd, const void *buf, size_t n)
@@ -139,25 +175,214 @@ static int file_size(int fd, const char *path, uint64_t *size)
 	return 0;
 }
 
+/*
+ * One leg over one window: the threads take pieces of CHUNK bytes from
+ * @next until the window is done, each with its own stream and slots.
+ */
+struct worker;
+typedef int piece_fn(struct worker *w, uint64_t off, size_t n);
+
+struct leg {
+	int fd;
+	const unsigned char *map;	/* -m mmap: the file, mapped */
+	unsigned char *dev;		/* the device window */
+	unsigned char *host;		/* what came back (malloc'd) */
+	uint64_t base;			/* the window's offset in the file */
+	uint64_t len;			/* the window's bytes */
+	size_t chunk;
+	piece_fn *piece;
+	atomic_uint_fast64_t next;	/* the next piece to take */
+	atomic_int err;			/* the first error, or 0 */
+};
+
+struct worker {
+	struct leg *leg;
+	accel_stream_t stream;
+	void *slot[NSLOT];
+	accel_event_t h2d_done[NSLOT];
+	unsigned int turn;		/* the slot the next piece takes */
+	pthread_t tid;
+};
+
+/* file -> device: pread() into a pinned slot, H2D from it. */
+static int h2d_pread(struct worker *w, uint64_t off, size_t n)
+{
+	struct leg *l = w->leg;
+	unsigned int k = w->turn++ % NSLOT;
+	int ret;
+
+	/* The slot is refilled once its previous H2D copy ran. */
+	ret = accel_event_synchronize(w->h2d_done[k], SEC_NS);
+	if (!ret)
+		ret = pread_full(l->fd, w->slot[k], n, l->base + off);
+	if (!ret)
+		ret = accel_memcpy_h2d_async(w->stream, l->dev + off,
+					     w->slot[k], n);
+	if (!ret)
+		ret = accel_event_record(w->h2d_done[k], w->stream);
+	return ret;
+}
+
+/* file -> device: the mapping as a pageable source. */
+static int h2d_mmap(struct worker *w, uint64_t off, size_t n)
+{
+	struct leg *l = w->leg;
+
+	return accel_memcpy_h2d_async(w->stream, l->dev + off,
+				      l->map + l->base + off, n);
+}
+
+/* device -> host: into the malloc'd buffer, a pageable destination. */
+static int d2h_pageable(struct worker *w, uint64_t off, size_t n)
+{
+	struct leg *l = w->leg;
+
+	return accel_memcpy_d2h_async(w->stream, l->host + off, l->dev + off, n);
+}
+
+/* The baseline: pread() into the malloc'd buffer, no device. */
+static int read_host(struct worker *w, uint64_t off, size_t n)
+{
+	struct leg *l = w->leg;
+
+	return pread_full(l->fd, l->host + off, n, l->base + off);
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct leg *l = w->leg;
+	int ret = 0;
+
+	while (!ret && !interrupted && !atomic_load(&l->err)) {
+		uint64_t off = atomic_fetch_add(&l->next, 1) * l->chunk;
+
+		if (off >= l->len)
+			break;
+		ret = l->piece(w, off, l->len - off < l->chunk ?
+				       l->len - off : l->chunk);
+	}
+	/* The leg ends with the last byte where it goes. */
+	if (!ret)
+		ret = accel_stream_synchronize(w->stream, SEC_NS);
+	if (ret) {
+		int none = 0;
+
+		atomic_compare_exchange_strong(&l->err, &none, ret);
+	}
+	return NULL;
+}
+
+/* Run @piece over the window with @nthreads workers; 0 or the first error. */
+static int run_leg(struct leg *l, piece_fn *piece, struct worker *w,
+		   int nthreads)
+{
+	int t, started, ret;
+
+	l->piece = piece;
+	atomic_store(&l->next, 0);
+	atomic_store(&l->err, 0);
+	for (started = 0; started < nthreads; started++) {
+		ret = pthread_create(&w[started].tid, NULL, worker_run,
+				     &w[started]);
+		if (ret) {
+			atomic_store(&l->err, -ret);
+			break;
+		}
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(w[t].tid, NULL);
+	if (interrupted && !atomic_load(&l->err))
+		return -EINTR;
+	return atomic_load(&l->err);
+}
+
+/*
+ * The check, outside the timed legs: the window's bytes that came back
+ * against the file's, piece by piece, each then written to standard
+ * output. *@back counts the chunks checked (for -p).
+ */
+static int check_window(struct leg *l, void *scratch, uint64_t *back,
+			uint64_t pause_at, int pause_fd)
+{
+	uint64_t off;
+	int ret;
+
+	for (off = 0; off < l->len && !interrupted; off += l->chunk) {
+		size_t n = l->len - off < l->chunk ? l->len - off : l->chunk;
+		const unsigned char *got = l->host + off;
+
+		ret = pread_full(l->fd, scratch, n, l->base + off);
+		if (ret)
+			return ret;
+		if (memcmp(got, scratch, n)) {
+			size_t i = 0;
+
+			while (got[i] == ((unsigned char *)scratch)[i])
+				i++;
+			fprintf(stderr, "stream_file: byte %" PRIu64 " came back as 0x%02x, the file has 0x%02x\n",
+				l->base + off + i, got[i],
+				((unsigned char *)scratch)[i]);
+			return -EILSEQ;
+		}
+		ret = write_full(STDOUT_FILENO, got, n);
+		if (ret)
+			return ret;
+		if (++*back == pause_at) {
+			ret = pause_point(pause_fd, *back);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * As much device memory as accel_malloc() grants, up to the whole file:
+ * halved, in whole chunks, while it says -ENOMEM.
+ */
+static int alloc_window(accel_context *ctx, void **dev, uint64_t *window,
+			size_t chunk)
+{
+	int ret;
+
+	while ((ret = accel_malloc(ctx, dev, *window)) == -ENOMEM &&
+	       *window > chunk)
+		*window = (*window / 2 + chunk - 1) / chunk * chunk;
+	return ret;
+}
+
+static int default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+
+	return n < 2 ? 2 : n > 8 ? 8 : (int)n;
+}
+
+static double gbps(uint64_t bytes, double s)
+{
+	return s > 0 ? bytes / s / 1e9 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t chunk = 4 << 20;
-	void *hin[NSLOT], *hout[NSLOT], *dev[NSLOT];
-	accel_event_t h2d_done[NSLOT], d2h_done[NSLOT];
-	uint64_t size, off = 0, nchunks, i;
-	accel_stream_t sa, sb;
+	struct worker w[MAX_THREADS] = { 0 };
+	struct leg l = { 0 };
+	uint64_t size, window, base, back = 0, nchunks;
 	accel_context *ctx;
 	struct sigaction sa_int = { .sa_handler = on_signal };
 	const char *path, *name = NULL, *transport, *backend;
 	static const char usage[] =
-		"usage: %s [-c CHUNK_BYTES] [-n NAME] [-p N:FD] FILE [SIZE]\n";
+		"usage: %s [-c CHUNK_BYTES] [-t THREADS] [-m pread|mmap] [-n NAME] [-p N:FD] FILE [SIZE]\n";
 	uint64_t pause_at = 0;
-	int pause_fd = -1;
-	double t0, t1;
-	int opt, fd, ret, s;
+	int pause_fd = -1, nthreads = default_threads(), use_mmap = 0;
+	double t, t_read1 = 0, t_readn = 0, t_h2d = 0, t_d2h = 0;
+	void *map = MAP_FAILED, *dev = NULL, *host = NULL, *scratch = NULL;
+	int opt, fd, ret, i, s, nwin = 0;
 	char *end;
 
-	while ((opt = getopt(argc, argv, "c:n:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:m:n:p:t:")) != -1) {
 		if (opt == 'n') {
 			name = optarg;
 		} else if (opt == 'p') {
@@ -168,6 +393,15 @@ int main(int argc, char **argv)
 				fprintf(stderr, usage, argv[0]);
 				return 2;
 			}
+		} else if (opt == 't') {
+			nthreads = (int)strtol(optarg, &end, 0);
+			if (nthreads < 1 || nthreads > MAX_THREADS || *end) {
+				fprintf(stderr, usage, argv[0]);
+				return 2;
+			}
+		} else if (opt == 'm' && (!strcmp(optarg, "pread") ||
+					  !strcmp(optarg, "mmap"))) {
+			use_mmap = !strcmp(optarg, "mmap");
 		} else if (opt != 'c' || !(chunk = strtoull(optarg, NULL, 0))) {
 			fprintf(stderr, usage, argv[0]);
 			return 2;
@@ -218,100 +452,106 @@ int main(int argc, char **argv)
 		transport = "?";
 		backend = "?";
 	}
-	ret = accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &sa);
-	if (!ret)
-		ret = accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &sb);
-	for (s = 0; !ret && s < NSLOT; s++) {
-		ret = accel_host_alloc(ctx, &hin[s], chunk, 0);
-		if (!ret)
-			ret = accel_host_alloc(ctx, &hout[s], chunk, 0);
-		if (!ret)
-			ret = accel_malloc(ctx, &dev[s], chunk);
-		if (!ret)
-			ret = accel_event_create(ctx, ACCEL_EVENT_DISABLE_TIMING,
-						 &h2d_done[s]);
-		if (!ret)
-			ret = accel_event_create(ctx, ACCEL_EVENT_DISABLE_TIMING,
-						 &d2h_done[s]);
+	for (i = 0; !ret && i < nthreads; i++) {
+		w[i].leg = &l;
+		ret = accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0,
+					  &w[i].stream);
+		for (s = 0; !ret && !use_mmap && s < NSLOT; s++) {
+			ret = accel_host_alloc(ctx, &w[i].slot[s], chunk, 0);
+			if (!ret)
+				ret = accel_event_create(ctx, ACCEL_EVENT_DISABLE_TIMING,
+							 &w[i].h2d_done[s]);
+		}
 	}
+	/* What came back is kept whole per window: at most a quarter of RAM. */
+	window = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / 4;
+	window = window < chunk ? chunk : window / chunk * chunk;
+	if (window > size)
+		window = size;
+	if (!ret)
+		ret = alloc_window(ctx, &dev, &window, chunk);
+	if (!ret && (!(host = malloc(window)) || !(scratch = malloc(chunk))))
+		ret = -ENOMEM;
 	if (ret) {
 		accel_context_destroy(ctx);
 		return die("setting up streams and buffers", ret);
 	}
+	l.fd = fd;
+	l.dev = dev;
+	l.host = host;
+	l.chunk = chunk;
 
-	t0 = now_s();
-	for (i = 0; i <= nchunks && !ret; i++) {
-		if (interrupted)
-			break;
-		if (i < nchunks) {
-			size_t n = size - off < chunk ? size - off : chunk;
-			ssize_t r;
+	/* The baselines, which also bring the file into the page cache. */
+	memset(host, 0xa5, window);	/* faulted in before anything is timed */
+	t = now_s();
+	for (base = 0; !ret && base < size; base += window)
+		ret = pread_full(fd, host, size - base < window ? size - base : window,
+				 base);
+	t_read1 = now_s() - t;
+	for (base = 0; !ret && base < size; base += window) {
+		l.base = base;
+		l.len = size - base < window ? size - base : window;
+		t = now_s();
+		ret = run_leg(&l, read_host, w, nthreads);
+		t_readn += now_s() - t;
+	}
 
-			s = i % NSLOT;
-			/* The host refills a staging slot once its H2D ran. */
-			ret = accel_event_synchronize(h2d_done[s], SEC_NS);
-			if (ret)
-				break;
-			r = read_full(fd, hin[s], n);
-			if (r < 0 || (size_t)r != n) {
-				ret = r < 0 ? (int)r : -EIO;
+	for (base = 0; !ret && !interrupted && base < size;
+	     base += window, nwin++) {
+		l.base = base;
+		l.len = size - base < window ? size - base : window;
+		t = now_s();
+		if (use_mmap && map == MAP_FAILED) {
+			map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+			if (map == MAP_FAILED) {
+				ret = -errno;
 				break;
 			}
-			/* Device slot s is free once B copied chunk i - 2 out. */
-			ret = accel_stream_wait_event(sa, d2h_done[s], 0);
-			if (!ret)
-				ret = accel_memcpy_h2d_async(sa, dev[s], hin[s], n);
-			if (!ret)
-				ret = accel_event_record(h2d_done[s], sa);
-			if (!ret)
-				ret = accel_stream_wait_event(sb, h2d_done[s], 0);
-			if (!ret)
-				ret = accel_memcpy_d2h_async(sb, hout[s], dev[s], n);
-			if (!ret)
-				ret = accel_event_record(d2h_done[s], sb);
-			off += n;
+			madvise(map, size, MADV_SEQUENTIAL);
+			madvise(map, size, MADV_WILLNEED);
+			l.map = map;
 		}
-		/* Chunk i - 1 is on its way back; drain it while i flies. */
-		if (!ret && i > 0) {
-			uint64_t prev = i - 1;
-			size_t n = prev == nchunks - 1 ? size - prev * chunk : chunk;
-
-			s = prev % NSLOT;
-			ret = accel_event_synchronize(d2h_done[s], SEC_NS);
-			if (!ret)
-				ret = write_full(STDOUT_FILENO, hout[s], n);
-			if (!ret && pause_at && i == pause_at)
-				ret = pause_point(pause_fd, i);
-		}
+		ret = run_leg(&l, use_mmap ? h2d_mmap : h2d_pread, w, nthreads);
+		t_h2d += now_s() - t;
+		if (ret)
+			break;
+		t = now_s();
+		ret = run_leg(&l, d2h_pageable, w, nthreads);
+		t_d2h += now_s() - t;
+		if (!ret)
+			ret = check_window(&l, scratch, &back, pause_at, pause_fd);
 	}
-	t1 = now_s();
 
 	if (interrupted) {
 		fprintf(stderr, "stream_file: interrupted after %" PRIu64 " of %" PRIu64 " chunks\n",
-			i ? i - 1 : 0, nchunks);
+			back, nchunks);
 		accel_context_destroy(ctx);
 		return 130;
 	}
-	if (ret) {
-		accel_context_destroy(ctx);
-		return die("streaming", ret);
-	}
-	ret = accel_stream_synchronize(sa, SEC_NS);
-	if (!ret)
-		ret = accel_stream_synchronize(sb, SEC_NS);
 	accel_context_destroy(ctx);
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	free(host);
+	free(scratch);
+	if (ret == -EILSEQ)
+		return 1;
 	if (ret)
-		return die("synchronize", ret);
+		return die("streaming", ret);
 
-	fprintf(stderr, "stream_file: file      %s\n", name);
-	fprintf(stderr, "stream_file: bytes     %" PRIu64 "\n", size);
-	fprintf(stderr, "stream_file: chunks    %" PRIu64 " of %zu bytes, %d staging slots\n",
-		nchunks, chunk, NSLOT);
-	fprintf(stderr, "stream_file: streams   2 (H2D, D2H), ordered by events\n");
-	fprintf(stderr, "stream_file: engine    %s transport, %s backend\n",
-		transport, backend);
-	fprintf(stderr, "stream_file: time      %.3f s\n", t1 - t0);
-	fprintf(stderr, "stream_file: bandwidth %.1f MB/s each way (%.1f MB/s H2D+D2H)\n",
-		size / (t1 - t0) / 1e6, 2 * size / (t1 - t0) / 1e6);
+	fprintf(stderr, "stream_file: file            %s, %" PRIu64 " bytes\n", name, size);
+	fprintf(stderr, "stream_file: engine          %s transport, %s backend; %d thread%s, a stream each; %" PRIu64 " chunks of %zu bytes; %d window%s of %" PRIu64 " bytes of device memory\n",
+		transport, backend, nthreads, nthreads == 1 ? "" : "s",
+		nchunks, chunk, nwin,
+		nwin == 1 ? "" : "s", window);
+	fprintf(stderr, "stream_file: file -> device  %.2f GB/s (%.4f s; %s)\n",
+		gbps(size, t_h2d), t_h2d, use_mmap ?
+		"mmap, pieces of the mapping as pageable H2D sources" :
+		"pread() into 2 pinned slots per thread, H2D from the slots");
+	fprintf(stderr, "stream_file: device -> host  %.2f GB/s (%.4f s; D2H into malloc'd memory)\n",
+		gbps(size, t_d2h), t_d2h);
+	fprintf(stderr, "stream_file: baseline        read() in 1 thread %.2f GB/s, pread() in %d thread%s %.2f GB/s (the file into malloc'd memory, no device)\n",
+		gbps(size, t_read1), nthreads, nthreads == 1 ? "" : "s",
+		gbps(size, t_readn));
+	fprintf(stderr, "stream_file: check           every byte came back (compared with the file outside the timed legs)\n");
 	return 0;
 }
