@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The GPU run, in one go: build libaccel, its tests, the examples and the
 # benchmarks with the CUDA toolkit found here, then run the libaccel suite
-# and the examples with ACCEL_BACKEND=cuda over the inproc transport, then
-# both benchmarks. Everything goes to $OUT/gpu-run.txt (OUT defaults to
+# and the examples with ACCEL_BACKEND=cuda over the inproc transport, make
+# run with a 1 GiB file in the page cache, then both benchmarks. Everything goes to $OUT/gpu-run.txt (OUT defaults to
 # ./gpu-out), the benchmark rows also to $OUT/latency.csv and
 # $OUT/bandwidth.csv, and the bandwidth plot to $OUT/bandwidth.png when
 # gnuplot is there. Needs only gcc, make, the CUDA driver and the toolkit.
@@ -93,6 +93,26 @@ for p in stream_tutorial acl_one_thread_one_stream acl_one_thread_two_streams \
 	 acl_two_threads acl_event_order; do
 	run "example $p (cuda)" 60 ./examples/$p || status=1
 done
+
+# make run over the inproc transport with a 1 GiB file in the page cache:
+# its "stream_file: file -> device" line is the loader's leg (threads
+# pread() into pinned slots, H2D on a stream each), next to read()
+# baselines of the same file; then the same file with the other ways to
+# load it, for comparison (the mapping as pageable sources, threads, chunk).
+big=${TMPDIR:-/tmp}/accelstream-run-1g
+if head -c 1G /dev/urandom > "$big" && cat "$big" > /dev/null; then
+	run "make run, inproc, 1 GiB file in the page cache" 300 \
+		make run FILE="$big" || status=1
+	for opts in "-m mmap" "-t 4" "-t 16" "-c 16777216"; do
+		run "stream_file $opts, the same file" 120 \
+			sh -c "./examples/stream_file $opts '$big' > /dev/null" ||
+			status=1
+	done
+else
+	log "no room for a 1 GiB file in ${TMPDIR:-/tmp}: make run not run"
+	status=1
+fi
+rm -f "$big"
 
 # Benchmarks: sizes up to 1 GiB, few repetitions (about 3 minutes).
 rm -f "$OUT/latency.csv" "$OUT/bandwidth.csv"

@@ -4,8 +4,11 @@
 # make run [FILE=path] [ACCEL_TRANSPORT=inproc]: the whole stack on real
 # input. Builds everything, starts the real module (on this host when it can
 # load modules, otherwise inside the Debian-kernel VM the tests use), runs
-# the seed examples, streams FILE through device memory and back and checks
-# its SHA-256, then shows that nothing stays pinned and unloads.
+# the seed examples, streams FILE through device memory and back
+# (examples/stream_file: the file -> device and device -> host legs timed
+# apart, every byte that came back compared with the file's) and checks
+# the SHA-256 of what came back too, then shows that nothing stays pinned
+# and unloads.
 #
 # The default FILE is the initramfs image of the Debian kernel the VM boots
 # (/boot/initrd.img-<version>): on every machine that can run this, some
@@ -69,6 +72,7 @@ if [ "$transport" = inproc ]; then
 		say "$ex"
 		examples/$ex || { echo "FAILED: $ex"; failed=1; }
 	done
+	# Its figures on stderr: "file -> device" is the loader's leg.
 	say "stream_file: $file"
 	got=$(examples/stream_file "$file" | sha256sum | cut -d' ' -f1)
 	rc=${PIPESTATUS[0]}
