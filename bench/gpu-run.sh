@@ -3,7 +3,8 @@
 # The GPU run, in one go: build libaccel, its tests, the examples and the
 # benchmarks with the CUDA toolkit found here, then run the libaccel suite
 # and the examples with ACCEL_BACKEND=cuda over the inproc transport, make
-# run with a 1 GiB file in the page cache, then both benchmarks. Everything goes to $OUT/gpu-run.txt (OUT defaults to
+# run with a 1 GiB file in the page cache, then both benchmarks.
+# Everything goes to $OUT/gpu-run.txt (OUT defaults to
 # ./gpu-out), the benchmark rows also to $OUT/latency.csv and
 # $OUT/bandwidth.csv, and the bandwidth plot to $OUT/bandwidth.png when
 # gnuplot is there. Needs only gcc, make, the CUDA driver and the toolkit.

@@ -41,10 +41,10 @@
  *   THREADS: copying threads, one stream each (default half the online
  *   CPUs, 2 to 8, as libaccel's staging pool).
  *   NAME: what to call the input in the figures (default: FILE).
- *   -p N:FD: once N chunks came back and were checked, write "N\n" to
- *   file descriptor FD and wait for SIGINT or SIGTERM, so that a runner
- *   interrupts the run in its middle for certain, whatever the machine's
- *   speed.
+ *   -p N:FD: once the copy of the Nth chunk to the device is queued,
+ *   write "N\n" to file descriptor FD and wait for SIGINT or SIGTERM
+ *   with that copy not yet synchronized, so that a runner interrupts the
+ *   run in its middle, with work in flight, whatever the machine's speed.
  *   SIZE: bytes to stream (default: the file's size); lets a block device
  *   carry a file whose size is not a multiple of its sectors.
  * Figures go to standard error; a byte that differs fails the run (exit 1).
@@ -79,26 +79,22 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-/* -p: say that the pause point is reached, then wait for the signal. */
+/*
+ * -p: say that the pause point is reached, then wait for the signal. Any
+ * thread may take it (the handler only sets the flag), so the flag is
+ * looked at every millisecond rather than waited for with sigsuspend().
+ */
 static int pause_point(int fd, uint64_t n)
 {
-	sigset_t block, old;
+	const struct timespec ms = { .tv_nsec = 1000000 };
 	char line[32];
 	int len;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	/* Blocked first: a signal sent as soon as the line is read waits. */
-	sigprocmask(SIG_BLOCK, &block, &old);
 	len = snprintf(line, sizeof(line), "%" PRIu64 "\n", n);
-	if (write(fd, line, (size_t)len) != len) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (write(fd, line, (size_t)len) != len)
 		return -errno;
-	}
 	while (!interrupted)
-		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+		nanosleep(&ms, NULL);
 	return 0;
 }
 
@@ -194,6 +190,8 @@ struct leg {
 	piece_fn *piece;
 	atomic_uint_fast64_t next;	/* the next piece to take */
 	atomic_int err;			/* the first error, or 0 */
+	uint64_t pause_at;		/* -p: the chunk to pause after, 1-based */
+	int pause_fd;
 };
 
 struct worker {
@@ -262,6 +260,11 @@ static void *worker_run(void *arg)
 			break;
 		ret = l->piece(w, off, l->len - off < l->chunk ?
 				       l->len - off : l->chunk);
+		/* -p: on the way in, this piece's copy queued on our stream. */
+		if (!ret && l->pause_at && l->piece != d2h_pageable &&
+		    l->piece != read_host &&
+		    (l->base + off) / l->chunk + 1 == l->pause_at)
+			ret = pause_point(l->pause_fd, l->pause_at);
 	}
 	/* The leg ends with the last byte where it goes. */
 	if (!ret)
@@ -301,10 +304,9 @@ static int run_leg(struct leg *l, piece_fn *piece, struct worker *w,
 /*
  * The check, outside the timed legs: the window's bytes that came back
  * against the file's, piece by piece, each then written to standard
- * output. *@back counts the chunks checked (for -p).
+ * output. *@back counts the chunks checked.
  */
-static int check_window(struct leg *l, void *scratch, uint64_t *back,
-			uint64_t pause_at, int pause_fd)
+static int check_window(struct leg *l, void *scratch, uint64_t *back)
 {
 	uint64_t off;
 	int ret;
@@ -329,11 +331,7 @@ static int check_window(struct leg *l, void *scratch, uint64_t *back,
 		ret = write_full(STDOUT_FILENO, got, n);
 		if (ret)
 			return ret;
-		if (++*back == pause_at) {
-			ret = pause_point(pause_fd, *back);
-			if (ret)
-				return ret;
-		}
+		++*back;
 	}
 	return 0;
 }
@@ -481,6 +479,8 @@ int main(int argc, char **argv)
 	l.dev = dev;
 	l.host = host;
 	l.chunk = chunk;
+	l.pause_at = pause_at;
+	l.pause_fd = pause_fd;
 
 	/*
 	 * The baselines. An untimed read first brings the file into the page
@@ -526,11 +526,11 @@ int main(int argc, char **argv)
 		ret = run_leg(&l, d2h_pageable, w, nthreads);
 		t_d2h += now_s() - t;
 		if (!ret)
-			ret = check_window(&l, scratch, &back, pause_at, pause_fd);
+			ret = check_window(&l, scratch, &back);
 	}
 
 	if (interrupted) {
-		fprintf(stderr, "stream_file: interrupted after %" PRIu64 " of %" PRIu64 " chunks\n",
+		fprintf(stderr, "stream_file: interrupted; %" PRIu64 " of %" PRIu64 " chunks had come back\n",
 			back, nchunks);
 		accel_context_destroy(ctx);
 		return 130;

@@ -51,16 +51,16 @@ else
 fi
 
 # Small chunks, so that the run has a middle: stream_file says when it
-# is there (-p: after half its chunks came back, a line on fd 3) and waits
-# for the signal; the interruption happens on every machine, or the run
-# fails.
+# is there (-p: once the copy of the middle chunk to the device is queued,
+# a line on fd 3) and waits for the signal with that copy in flight; the
+# interruption happens on every machine, or the run fails.
 c=65536
 while [ $(( (size + c - 1) / c )) -lt 4 ] && [ $c -gt 1 ]; do c=$((c / 2)); done
 half=$(( (size + c - 1) / c / 2 ))
 if [ "$half" -lt 1 ]; then
 	bad "the input ($size bytes) is too small to interrupt a run in its middle"
 else
-	say "== interrupting a second run in the middle ($c-byte chunks, SIGINT after $half came back)"
+	say "== interrupting a second run in the middle ($c-byte chunks, SIGINT once chunk $half was queued)"
 	mkfifo "$tmp/ready"
 	"$BIN/stream_file" -c $c -p "$half:3" "$input" "$size" > /dev/null 3> "$tmp/ready" &
 	job=$!
@@ -73,7 +73,7 @@ else
 	wait $job
 	rc=$?
 	case $rc in
-	130) [ "$at" = "$half" ] && say "stream_file stopped by SIGINT after $half chunks (exit 130)" ;;
+	130) [ "$at" = "$half" ] && say "stream_file stopped by SIGINT at chunk $half (exit 130)" ;;
 	*) bad "interrupted stream_file exited $rc, not 130 (SIGINT)" ;;
 	esac
 fi
