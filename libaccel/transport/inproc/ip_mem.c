@@ -164,9 +164,10 @@ static int register_admit_locked(struct ip_ctx *c, const struct ip_region *reg)
 
 /*
  * The twin of as_mem_register_ioctl(): admission under the lock, the
- * range looked at without it (the module pins outside its lock too, and
- * a large or faulting range may take long: another thread's copies go
- * on meanwhile), then admission again, the charge and the handle.
+ * RLIMIT_MEMLOCK charge, the range looked at without the lock (the
+ * module pins outside its lock too, and a large or faulting range may
+ * take long: another thread's copies go on meanwhile), then admission
+ * again and the handle under it.
  *
  * Looking at the range is what the module's pin_user_pages() would find:
  * every page mapped, and writable unless read-only. Without an executor
@@ -211,13 +212,13 @@ int ip_mem_register(struct ip_ctx *c, void *arg)
 	pthread_mutex_unlock(&c->lock);
 	if (ret)
 		goto err_free;
-	ret = executor ? accel_range_mapped(r->addr, r->size, write) :
-			 accel_range_check(r->addr, r->size, write);
-	if (ret)
-		goto err_free;
 	ret = ip_memlock_charge(reg, end - start);
 	if (ret)
 		goto err_free;
+	ret = executor ? accel_range_mapped(r->addr, r->size, write) :
+			 accel_range_check(r->addr, r->size, write);
+	if (ret)
+		goto err_uncharge;
 
 	/* Another registration may have come in meanwhile. */
 	pthread_mutex_lock(&c->lock);
@@ -234,6 +235,7 @@ int ip_mem_register(struct ip_ctx *c, void *arg)
 
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
+err_uncharge:
 	ip_memlock_uncharge(reg);
 err_free:
 	free(reg);
