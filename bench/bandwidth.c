@@ -312,7 +312,8 @@ static void register_row(accel_context *ctx, int gpu, size_t size)
 			ret = mlock(b, size);
 			t1 = bench_ns();
 			if (ret) {
-				printf("# mlock %zu B: %s\n", size, strerror(errno));
+				printf("# mlock %zu B: %s\n", size,
+				       strerror(errno));
 				break;
 			}
 			raw_ns += t1 - t0;
@@ -644,7 +645,7 @@ int main(int argc, char **argv)
 	reg_max = env_size("BENCH_REG_MAX", (size_t)4 << 30);
 	target_bytes = env_size("BENCH_BYTES", (size_t)512 << 20);
 	min_reps = (unsigned int)env_size("BENCH_REPS", 3);
-	/* BENCH_REGISTER_ONLY=1: the registration rows alone (no copy buffers). */
+	/* BENCH_REGISTER_ONLY=1: the registration rows alone (tiny buffers). */
 	reg_only = env_size("BENCH_REGISTER_ONLY", 0);
 	if (reg_only)
 		max_size = 4096;

@@ -417,8 +417,8 @@ static int register_refused_by_cuda_stages(void)
 	dl = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
 	if (dl) {
 		fail = (void (*)(int))dlsym(dl, "fake_cuda_host_register_fail");
-		registered = (int (*)(const void *))dlsym(dl,
-							  "fake_cuda_registered");
+		registered = (int (*)(const void *))
+			     dlsym(dl, "fake_cuda_registered");
 	}
 	if (!fail || !registered) {
 		printf("# not the stand-in libcudart: CUDA refuses no range on demand\n");

@@ -213,8 +213,8 @@ int accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 		 * module's pin would; faulting it in tells which it is.
 		 */
 		if (r->kind == LA_REGION_REGISTERED)
-			return accel_range_check(r->base, r->size,
-						 !(r->flags & ACCEL_HOST_REGISTER_READONLY));
+			return accel_range_check(r->base, r->size, !(r->flags &
+						 ACCEL_HOST_REGISTER_READONLY));
 	}
 	if (!portable)
 		return 0;
