@@ -29,6 +29,7 @@
  * The ratio is libaccel / raw, in percent of the raw bandwidth.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
 
@@ -265,14 +266,18 @@ static void pageable_row(accel_stream_t s, const struct bufs *lb,
  * Registration: accel_host_register of @size bytes of malloc'd, touched
  * memory, next to cudaHostRegister alone of another such buffer (GPU), or
  * mlock(2) (CPU: the kernel's own pinning of the same pages). In GB/s of
- * memory registered; each is undone before the next.
+ * memory registered; only the registering call is timed, each is undone
+ * before the next. BENCH_REPS rounds (at least 3), the two sides taking
+ * turns, so that neither always goes first; the bytes of every round over
+ * the time of every round.
  */
 static void register_row(accel_context *ctx, int gpu, size_t size)
 {
 	unsigned char *a = malloc(size), *b = malloc(size);
+	uint64_t t0, t1, lib_ns = 0, raw_ns = 0;
+	unsigned int r, reps = min_reps < 3 ? 3 : min_reps;
 	double lib = 0, raw = 0;
-	uint64_t t0, t1;
-	int ret;
+	int ret = 0;
 
 	if (!a || !b) {
 		printf("# register %zu B: no memory\n", size);
@@ -282,33 +287,42 @@ static void register_row(accel_context *ctx, int gpu, size_t size)
 	}
 	memset(a, 1, size);
 	memset(b, 2, size);
-	t0 = bench_ns();
-	ret = accel_host_register(ctx, a, size, 0);
-	t1 = bench_ns();
-	if (ret) {
-		printf("# accel_host_register %zu B: %s %s\n", size,
-		       accel_strerror(ret), accel_last_error_string());
-	} else {
-		lib = gbps(size, t1 - t0);
+	for (r = 0; r < reps && !ret; r++) {
+		t0 = bench_ns();
+		ret = accel_host_register(ctx, a, size, 0);
+		t1 = bench_ns();
+		if (ret) {
+			printf("# accel_host_register %zu B: %s %s\n", size,
+			       accel_strerror(ret), accel_last_error_string());
+			break;
+		}
+		lib_ns += t1 - t0;
 		AC(accel_host_unregister(a, 0));
-	}
 #ifdef HAVE_CUDA
-	if (gpu) {
-		t0 = bench_ns();
-		CU(cudaHostRegister(b, size, cudaHostRegisterDefault));
-		t1 = bench_ns();
-		raw = gbps(size, t1 - t0);
-		CU(cudaHostUnregister(b));
-	}
+		if (gpu) {
+			t0 = bench_ns();
+			CU(cudaHostRegister(b, size, cudaHostRegisterDefault));
+			t1 = bench_ns();
+			raw_ns += t1 - t0;
+			CU(cudaHostUnregister(b));
+		}
 #endif
-	if (!gpu) {
-		t0 = bench_ns();
-		ret = mlock(b, size);
-		t1 = bench_ns();
-		if (!ret) {
-			raw = gbps(size, t1 - t0);
+		if (!gpu) {
+			t0 = bench_ns();
+			ret = mlock(b, size);
+			t1 = bench_ns();
+			if (ret) {
+				printf("# mlock %zu B: %s\n", size,
+				       strerror(errno));
+				break;
+			}
+			raw_ns += t1 - t0;
 			munlock(b, size);
 		}
+	}
+	if (!ret) {
+		lib = gbps((size_t)reps * size, lib_ns);
+		raw = gbps((size_t)reps * size, raw_ns);
 	}
 	row("register", size, 1, lib, raw);
 	free(a);
@@ -617,7 +631,7 @@ int main(int argc, char **argv)
 	static const size_t reg_sizes[] = { (size_t)1 << 30, (size_t)4 << 30 };
 	accel_context *ctx;
 	unsigned int i, k;
-	size_t reg_max;
+	size_t reg_max, reg_only;
 	int gpu;
 	enum dir d;
 #ifdef HAVE_CUDA
@@ -631,6 +645,10 @@ int main(int argc, char **argv)
 	reg_max = env_size("BENCH_REG_MAX", (size_t)4 << 30);
 	target_bytes = env_size("BENCH_BYTES", (size_t)512 << 20);
 	min_reps = (unsigned int)env_size("BENCH_REPS", 3);
+	/* BENCH_REGISTER_ONLY=1: the registration rows alone (tiny buffers). */
+	reg_only = env_size("BENCH_REGISTER_ONLY", 0);
+	if (reg_only)
+		max_size = 4096;
 	ctx = bench_ctx(&gpu);
 	for (i = 0; i < MAX_STREAMS; i++)
 		AC(accel_stream_create(ctx, ACCEL_STREAM_NON_BLOCKING, 0, &as[i]));
@@ -662,10 +680,14 @@ int main(int argc, char **argv)
 		}
 	}
 	base_name = gpu ? "raw cudaMemcpyAsync" : "memcpy, one thread per stream";
+	if (reg_only)
+		base_name = gpu ? "cudaHostRegister" : "mlock";
 	printf("# bandwidth in GB/s (1e9 bytes/s); ratio = libaccel / %s\n",
 	       base_name);
 	printf("%-10s %8s %7s %12s %12s %9s\n", "copy", "size", "streams",
 	       "libaccel", gpu ? "raw-cuda" : "memcpy", "ratio");
+	if (reg_only)
+		goto registration;
 
 	if (env_size("BENCH_PAGEABLE_ONLY", 0))
 		goto pageable;
@@ -780,6 +802,7 @@ pageable:
 #endif
 		     );
 
+registration:
 	/* Registration: 1 GiB and 4 GiB, up to BENCH_REG_MAX. */
 	base_name = gpu ? "cudaHostRegister" : "mlock";
 	for (k = 0; k < sizeof(reg_sizes) / sizeof(reg_sizes[0]); k++)

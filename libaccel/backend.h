@@ -58,8 +58,13 @@ struct accel_backend_device {
  *	descriptor can name; fills @r's base, size, map_len and handle.
  * @host_map: a HOST_ALLOC region just mapped at @base (@len bytes) under
  *	transport handle @handle; 0 or -errno.
- * @host_pin: a host region about to enter the context's table: pin it for
- *	the device if the device needs that (cudaHostRegister); best effort.
+ * @host_pin: a host region about to enter the context's table, outside
+ *	ctx->lock: pin it for the device if the device needs that
+ *	(cudaHostRegister). 0 when pinned or not needed, and when the device
+ *	can do without (CUDA stages copies from unpinned memory); for a
+ *	registered range whose pages cannot be faulted in (the transport of
+ *	an executor only checked the mappings), -EFAULT, with nothing of the
+ *	pin left. Memory the transport allocated always gets 0.
  * @host_import: another context's portable allocation, imported by the
  *	transport as shadow region @r over the owner's mapping, is about to
  *	enter the table: hold what the device needs of it (cuda: the owner's
@@ -104,7 +109,7 @@ struct accel_backend_ops {
 			    struct accel_region *r);
 	int (*host_map)(struct accel_ctx *ctx, uint32_t handle, void *base,
 			size_t len);
-	void (*host_pin)(struct accel_ctx *ctx, struct accel_region *r);
+	int (*host_pin)(struct accel_ctx *ctx, struct accel_region *r);
 	int (*host_import)(struct accel_ctx *ctx, struct accel_region *r);
 	int (*release)(struct accel_ctx *ctx, const struct accel_region *r,
 		       bool deferred);

@@ -230,6 +230,14 @@ out:
 	return ret;
 }
 
+/*
+ * Nothing of the context is locked while the range is looked at and
+ * pinned (the transport's check, the backend's cudaHostRegister): that
+ * takes as long as the range is large, and the context's other threads
+ * copy meanwhile. The range enters the table last, once it is pinned; a
+ * registration of an overlapping range that got there first makes this
+ * one -EEXIST and undo what it did.
+ */
 ACCEL_EXPORT
 int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 			unsigned int flags)
@@ -238,6 +246,7 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	struct accel_mem_register reg;
 	struct accel_region r;
 	struct accel_ctx *ctx;
+	bool overlap;
 	int ret;
 
 	if (!ptr || !size || (flags & ~ACCEL_HOST_REGISTER_READONLY))
@@ -248,9 +257,11 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&ctx->lock);
-	if (region_overlaps_locked(ctx, (uintptr_t)ptr, size)) {
+	overlap = region_overlaps_locked(ctx, (uintptr_t)ptr, size);
+	pthread_mutex_unlock(&ctx->lock);
+	if (overlap) {
 		ret = -EEXIST;
-		goto out_unlock;
+		goto out;
 	}
 	memset(&reg, 0, sizeof(reg));
 	reg.addr = (uint64_t)(uintptr_t)ptr;
@@ -269,19 +280,25 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	else if (ret == -ENOSPC)
 		region_limit_error(ctx);
 	if (ret)
-		goto out_unlock;
+		goto out;
 	memset(&r, 0, sizeof(r));
 	r.kind = LA_REGION_REGISTERED;
 	r.base = (uintptr_t)ptr;
 	r.size = size;
 	r.handle = reg.handle;
 	r.flags = flags;
-	ctx->backend->host_pin(ctx, &r);
-	ret = accel_region_insert_locked(ctx, &r);
+	ret = ctx->backend->host_pin(ctx, &r);
+	if (ret) {
+		region_undo(ctx, &r);
+		goto out;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	ret = region_overlaps_locked(ctx, r.base, r.size) ? -EEXIST :
+	      accel_region_insert_locked(ctx, &r);
+	pthread_mutex_unlock(&ctx->lock);
 	if (ret)
 		region_undo(ctx, &r);
-out_unlock:
-	pthread_mutex_unlock(&ctx->lock);
+out:
 	accel_ctx_put(ctx);
 	return ret;
 }

@@ -49,6 +49,13 @@ struct accel_transport_ops {
  * driver pins it: mapped and readable, and writable if @write (vmcheck.c).
  */
 int accel_range_check(uint64_t addr, uint64_t len, bool write);
+/*
+ * The same answer from the mappings' protections alone, faulting nothing
+ * in: for a range that is about to be faulted in and pinned by someone
+ * else (cudaHostRegister). A page the process maps but cannot fault (a
+ * file mapping past the file's end) passes here (vmcheck.c).
+ */
+int accel_range_mapped(uint64_t addr, uint64_t len, bool write);
 /* CAP_IPC_LOCK in the effective set: RLIMIT_MEMLOCK does not apply (device.c). */
 bool accel_has_ipc_lock(void);
 /*

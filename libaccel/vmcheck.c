@@ -10,7 +10,9 @@
  * MADV_POPULATE_READ/WRITE (Linux 5.14) fault the range in exactly as the
  * kernel's pin would and fail where an access would fault; the pages are
  * about to be pinned or written anyway. Where it is not available, the
- * protections listed in /proc/self/maps decide.
+ * protections of the mappings decide (accel_range_mapped()), which is
+ * also all a caller needs whose range is about to be faulted in and
+ * pinned by someone else (cudaHostRegister does both).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 
@@ -29,6 +33,56 @@
 #define MADV_POPULATE_WRITE	23
 #endif
 
+#ifndef PROCMAP_QUERY
+/* Linux 6.11's <linux/fs.h>: one mapping of /proc/PID/maps by address. */
+struct procmap_query {
+	__u64 size;
+	__u64 query_flags;
+	__u64 query_addr;
+	__u64 vma_start;
+	__u64 vma_end;
+	__u64 vma_flags;
+	__u64 vma_page_size;
+	__u64 vma_offset;
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 vma_name_size;
+	__u32 build_id_size;
+	__u64 vma_name_addr;
+	__u64 build_id_addr;
+};
+#define PROCMAP_QUERY_VMA_READABLE	0x01
+#define PROCMAP_QUERY_VMA_WRITABLE	0x02
+#define PROCMAP_QUERY	_IOWR(0x66, 17, struct procmap_query)
+#endif
+
+/*
+ * The mappings over [start, end) by PROCMAP_QUERY, one ioctl per mapping
+ * rather than the text of every mapping of the process (a CUDA process
+ * has thousands): 0 or -EFAULT; -ENOTTY where the kernel has no such
+ * ioctl (before 6.11) or refuses it, and the text decides.
+ */
+static int maps_query(int fd, uintptr_t start, uintptr_t end, bool write)
+{
+	__u64 want = PROCMAP_QUERY_VMA_READABLE |
+		     (write ? PROCMAP_QUERY_VMA_WRITABLE : 0);
+	struct procmap_query q;
+	uintptr_t at = start;
+
+	while (at < end) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_addr = at;
+		if (ioctl(fd, PROCMAP_QUERY, &q))	/* ENOENT: a hole */
+			return errno == ENOENT ? -EFAULT : -ENOTTY;
+		if ((q.vma_flags & want) != want || q.vma_end <= at)
+			return -EFAULT;
+		at = q.vma_end;
+	}
+	return 0;
+}
+
 /* 0 when [start, end) is covered by mappings with the protections asked. */
 static int maps_check(uintptr_t start, uintptr_t end, bool write)
 {
@@ -36,11 +90,15 @@ static int maps_check(uintptr_t start, uintptr_t end, bool write)
 	size_t have = 0;
 	uintptr_t at = start;
 	ssize_t n;
-	int fd, ret = -EFAULT;
+	int fd, ret;
 
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;	/* nothing to go by: let the access decide */
+	ret = maps_query(fd, start, end, write);
+	if (ret != -ENOTTY)
+		goto out;
+	ret = -EFAULT;
 	for (;;) {
 		n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		if (n < 0 && errno == EINTR)
@@ -83,18 +141,39 @@ out:
 	return ret;
 }
 
-int accel_range_check(uint64_t addr, uint64_t len, bool write)
+/* The pages [*start, *end) of [addr, addr + len); false if it wraps. */
+static bool page_span(uint64_t addr, uint64_t len, uintptr_t *start,
+		      uintptr_t *end)
 {
 	uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (addr + len < addr || addr + len > UINTPTR_MAX - ps)
+		return false;
+	*start = (uintptr_t)addr & ~(ps - 1);
+	*end = ((uintptr_t)(addr + len) + ps - 1) & ~(ps - 1);
+	return true;
+}
+
+int accel_range_mapped(uint64_t addr, uint64_t len, bool write)
+{
+	uintptr_t start, end;
+
+	if (!len)
+		return 0;
+	if (!page_span(addr, len, &start, &end))
+		return -EFAULT;
+	return maps_check(start, end, write);
+}
+
+int accel_range_check(uint64_t addr, uint64_t len, bool write)
+{
 	uintptr_t start, end;
 	int tries;
 
 	if (!len)
 		return 0;
-	if (addr + len < addr || addr + len > UINTPTR_MAX - ps)
+	if (!page_span(addr, len, &start, &end))
 		return -EFAULT;
-	start = (uintptr_t)addr & ~(ps - 1);
-	end = ((uintptr_t)(addr + len) + ps - 1) & ~(ps - 1);
 
 	for (tries = 0; tries < 4; tries++) {
 		if (!madvise((void *)start, end - start,

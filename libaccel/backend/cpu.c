@@ -70,10 +70,12 @@ static int cpu_host_map(struct accel_ctx *ctx, uint32_t handle, void *base,
 	return 0;
 }
 
-static void cpu_host_pin(struct accel_ctx *ctx, struct accel_region *r)
+/* The transport pinned it (the module), or faulted it in (inproc). */
+static int cpu_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 {
 	(void)ctx;
 	(void)r;
+	return 0;
 }
 
 /* The transport's import holds the pages: nothing to add. */

@@ -246,6 +246,9 @@ static int drop_ipc_lock(void)
  * registered in two contexts is charged twice, unregistering it in one
  * leaves the other's charge, and a deferred unregister's charge goes when
  * its copy retires, not the charge of the range registered again since.
+ * A range past the limit fails with -ENOMEM whatever it holds: the charge
+ * comes before the pages are looked at, as the module charges before it
+ * pins.
  */
 static int memlock_child(void)
 {
@@ -254,7 +257,7 @@ static int memlock_child(void)
 	accel_context *c1, *c2;
 	accel_event_t gate;
 	accel_stream_t s;
-	char *m;
+	char *m, *holed;
 	void *d;
 
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
@@ -265,6 +268,12 @@ static int memlock_child(void)
 	memset(m, 1, 16 * ps);
 	CHECK_OK(accel_context_create(&c1, 0));
 	CHECK_OK(accel_context_create(&c2, 0));
+	holed = mmap(NULL, 16 * ps, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(holed != MAP_FAILED);
+	CHECK(!munmap(holed + 12 * ps, ps));
+	CHECK_RET(accel_host_register(c1, holed, 16 * ps, 0), -ENOMEM);
+	CHECK_RET(accel_host_register(c1, holed + 8 * ps, 8 * ps, 0), -EFAULT);
 	CHECK_OK(accel_host_register(c1, m, 4 * ps, 0));
 	CHECK_OK(accel_host_register(c2, m, 4 * ps, 0));
 	CHECK_RET(accel_host_register(c1, m + 4 * ps, ps, 0), -ENOMEM);

@@ -2,8 +2,10 @@
 /*
  * accel_host_register() of ranges the driver could not pin: -EFAULT, on
  * every transport, where a page is unmapped, inaccessible, or read-only
- * without ACCEL_HOST_REGISTER_READONLY.
+ * without ACCEL_HOST_REGISTER_READONLY, or mapped but not there to fault
+ * in (a file mapping past the file's end).
  */
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #include "helpers.h"
@@ -103,11 +105,58 @@ static int untouched_memory(void)
 	return T_PASS;
 }
 
+/*
+ * A shared file mapping whose last page lies past the file's end: the
+ * mappings say read-write, but no access can fault that page in (SIGBUS),
+ * so no pin can: -EFAULT, whoever finds out (the inproc transport faulting
+ * the range in; with the cuda backend cudaHostRegister, the transport
+ * having checked the mappings only; the module's pin). The failed call
+ * leaves nothing: once the file covers the range, the same range
+ * registers, under a pinning limit (inproc: ACCEL_INPROC_MAX_PINNED_MB=1)
+ * too small for the failed call's charge and this one's together.
+ */
+static int past_end_of_file(void)
+{
+	const size_t n = 768 << 10;
+	accel_context *ctx;
+	accel_stream_t s;
+	unsigned char *p, *h;
+	int fd;
+
+	setenv("ACCEL_INPROC_MAX_PINNED_MB", "1", 1);
+	ctx = t_ctx();
+	unsetenv("ACCEL_INPROC_MAX_PINNED_MB");
+	CHECK(ctx);
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	fd = memfd_create("register_fault", MFD_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK(!ftruncate(fd, (off_t)(n - ps)));
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	CHECK_RET(accel_host_register(ctx, p, n, 0), -EFAULT);
+	CHECK_RET(accel_host_register(ctx, p + n - 10, 10,
+				      ACCEL_HOST_REGISTER_READONLY), -EFAULT);
+	CHECK_RET(accel_host_register(ctx, p, n, 0), -EFAULT);
+	CHECK(!ftruncate(fd, (off_t)n));
+	CHECK_OK(accel_host_register(ctx, p, n, 0));
+	/* A registration like any other: copies reach its last page. */
+	CHECK_OK(accel_host_alloc(ctx, (void **)&h, ps, 0));
+	t_fill(h, ps, 8);
+	CHECK_OK(accel_memcpy_async(s, p + n - ps, h, ps, ACCEL_MEMCPY_H2H));
+	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
+	CHECK(t_check_fill(p + n - ps, ps, 8));
+	CHECK_OK(accel_host_unregister(p, 0));
+	munmap(p, n);
+	close(fd);
+	return T_PASS;
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
 		T(read_only_needs_flag), T(partly_read_only),
 		T(unmapped_or_inaccessible), T(untouched_memory),
+		T(past_end_of_file),
 	};
 
 	ps = sysconf(_SC_PAGESIZE);

@@ -544,7 +544,7 @@ void *cx_map_addr(struct accel_cuda *cx, uint32_t handle, uint64_t off,
 int accel_cuda_device_alloc(struct accel_ctx *ctx, size_t size,
 			    struct accel_region *r);
 void accel_cuda_unmap(struct accel_ctx *ctx, const struct accel_region *r);
-void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r);
+int accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r);
 int accel_cuda_host_import(struct accel_ctx *ctx, struct accel_region *r);
 void cx_region_cleanup(struct accel_cuda *cx,
 		       const struct accel_region *r);

@@ -187,7 +187,7 @@ void accel_cuda_unmap(struct accel_ctx *ctx, const struct accel_region *r)
 	(void)r;
 }
 
-void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
+int accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 {
 	struct accel_cuda *cx = cx_of(ctx);
 	size_t len = r->map_len ? r->map_len : r->size;
@@ -197,23 +197,31 @@ void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 	cudaError_t e;
 
 	cx_rt.cudaSetDevice(cx->cfg.device);
-	/*
-	 * Best effort: without it CUDA stages the copy (slow, still right).
-	 * Ranges that share a page with a registered one fail here.
-	 */
+	/* It faults in and pins every page: the transport left both to it. */
 	e = cx_rt.cudaHostRegister((void *)r->base, len,
 				   portable ? cudaHostRegisterPortable :
 					      cudaHostRegisterDefault);
-	if (e == cudaSuccess)
+	if (e == cudaSuccess) {
 		r->cuda_pinned = true;
-	else
+	} else {
 		cx_rt.cudaGetLastError();
+		/*
+		 * Ranges that share a page with a registered one fail here,
+		 * and read-only ones (no cudaHostRegisterReadOnly): CUDA
+		 * stages their copies (slow, still right). A range whose
+		 * pages cannot be faulted in fails the registration, as the
+		 * module's pin would; faulting it in tells which it is.
+		 */
+		if (r->kind == LA_REGION_REGISTERED)
+			return accel_range_check(r->base, r->size, !(r->flags &
+						 ACCEL_HOST_REGISTER_READONLY));
+	}
 	if (!portable)
-		return;
+		return 0;
 	/* Without an entry other contexts do not import it: they stage. */
 	p = calloc(1, sizeof(*p));
 	if (!p)
-		return;
+		return 0;
 	p->base = r->base;
 	p->map_len = r->map_len;
 	p->refs = 1;
@@ -222,6 +230,7 @@ void accel_cuda_host_pin(struct accel_ctx *ctx, struct accel_region *r)
 	p->next = cx_portables;
 	cx_portables = p;
 	pthread_mutex_unlock(&cx_portable_lock);
+	return 0;
 }
 
 /*

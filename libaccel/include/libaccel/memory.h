@@ -86,7 +86,10 @@ int accel_host_free(void *ptr);
  * ACCEL_HOST_REGISTER_READONLY (the device only reads it; copies into it fail
  * with -EPERM). With the inproc transport the range must stay mapped until it
  * is unregistered (the kernel keeps pinned pages whatever the process does; a
- * process cannot).
+ * process cannot). Nothing of @ctx is locked while the pages are faulted in
+ * and pinned, which takes as long as the range is large: the context's other
+ * threads copy meanwhile. Of two overlapping registrations in progress at
+ * once, one fails with -EEXIST.
  *
  * CUDA / AscendCL: cudaHostRegister, aclrtHostRegister
  *
@@ -97,7 +100,8 @@ int accel_host_free(void *ptr);
  * * %-EEXIST - the range overlaps a registered range, a pinned allocation or
  *   a device allocation of the context
  * * %-EFAULT - part of the range is not mapped (or not writable without
- *   READONLY)
+ *   READONLY), or its pages cannot be faulted in (a file mapping past the
+ *   end of its file)
  * * %-ENOMEM - past RLIMIT_MEMLOCK or the pinning limit
  * * %-ENOSPC - the context has 8192 memory regions (libaccel(7) LIMITS)
  * * %-ENOENT - @ctx is not a live context

@@ -46,6 +46,7 @@
  * cannot use it: its cudaGetDeviceCount() fails with
  * cudaErrorInitializationError.
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,6 +57,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -516,8 +518,48 @@ static void watch_copy(const void *src, size_t n, bool batch)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+/*
+ * cudaHostRegister pins the range as the driver's pin_user_pages() does:
+ * every page faulted in, for writing unless cudaHostRegisterReadOnly, and
+ * a range it cannot fault in fails with cudaErrorInvalidValue,
+ * registering nothing. fake_cuda_host_register_fail(e) makes the later
+ * calls fail with @e instead (cudaSuccess: as before), as CUDA does for a
+ * range that shares a page with a registered one.
+ */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
+#endif
+
+static _Atomic int host_register_fail;
+
+void fake_cuda_host_register_fail(int e);
+void fake_cuda_host_register_fail(int e)
+{
+	atomic_store(&host_register_fail, e);
+}
+
+static bool host_fault_in(void *p, size_t n, bool write)
+{
+	uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)p & ~(ps - 1);
+	uintptr_t end = ((uintptr_t)p + n + ps - 1) & ~(ps - 1);
+
+	while (madvise((void *)start, end - start,
+		       write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ))
+		if (errno != EINTR && errno != EAGAIN)
+			return errno == EINVAL;	/* before Linux 5.14 */
+	return true;
+}
+
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned int f)
 {
+	int fail = atomic_load(&host_register_fail);
+
+	if (fail)
+		return (cudaError_t)fail;
+	if (!host_fault_in(p, n, !(f & cudaHostRegisterReadOnly)))
+		return cudaErrorInvalidValue;
 	atomic_fetch_add(&host_registers, 1);
 	atomic_fetch_add(&host_registered, 1);
 	pthread_mutex_lock(&reg_lock);

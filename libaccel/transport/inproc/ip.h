@@ -14,7 +14,9 @@
  * Lock order: there is one lock per context (ip_ctx.lock), taken by every
  * command and by the workers, never nested with another lock of this
  * transport. Workers drop it around the memcpy of a COPY; the entry's
- * region references keep both sides alive meanwhile. The fetch, done and
+ * region references keep both sides alive meanwhile. MEM_REGISTER looks
+ * at the user's range (faulting it in) without it, between two checks
+ * under it, as the module pins outside its lock. The fetch, done and
  * desc scratch slots are lock-free (one atomic exchange each). Exported
  * events add one process-wide lock, ip_xlock, taken under a context's
  * lock and never the other way round (ip_export.c).

@@ -149,11 +149,42 @@ err_unlock:
 	return ret;
 }
 
+/*
+ * -EEXIST or -ENOMEM if a registration of @reg could not be published
+ * now; the answer of the call when the range is fine.
+ */
+static int register_admit_locked(struct ip_ctx *c, const struct ip_region *reg)
+{
+	if (overlaps_locked(c, IP_REGION_USER, reg->core.addr, reg->core.size))
+		return -EEXIST;
+	if (reg->charged > c->max_pinned_bytes - c->pinned_bytes)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The twin of as_mem_register_ioctl(): admission under the lock, the
+ * RLIMIT_MEMLOCK charge, the range looked at without the lock (the
+ * module pins outside its lock too, and a large or faulting range may
+ * take long: another thread's copies go on meanwhile), then admission
+ * again and the handle under it.
+ *
+ * Looking at the range is what the module's pin_user_pages() would find:
+ * every page mapped, and writable unless read-only. Without an executor
+ * the pages are also faulted in (MADV_POPULATE_*), as the pin would, so
+ * that one the process cannot fault (a file mapping past its end) is
+ * -EFAULT here. With an executor attached the transport never touches
+ * the range: the executor does, and pins it itself (the cuda backend's
+ * cudaHostRegister faults and pins every page); the mappings alone are
+ * checked, and faulting it in a second time would only cost the time.
+ */
 int ip_mem_register(struct ip_ctx *c, void *arg)
 {
 	struct accel_mem_register *r = arg;
+	bool write = !(r->flags & ACCEL_MEM_READONLY);
 	long ps = c->page_size;
 	struct ip_region *reg;
+	bool executor;
 	u64 start, end;
 	int ret;
 
@@ -171,38 +202,42 @@ int ip_mem_register(struct ip_ctx *c, void *arg)
 	if (!reg)
 		return -ENOMEM;
 	reg->base = (unsigned char *)(uintptr_t)r->addr;
-
-	pthread_mutex_lock(&c->lock);
-	if (overlaps_locked(c, IP_REGION_USER, r->addr, r->size)) {
-		ret = -EEXIST;
-		goto err_unlock;
-	}
 	/* Whole pages are charged, as the driver pins them. */
 	reg->charged = end - start;
-	if (reg->charged > c->max_pinned_bytes - c->pinned_bytes) {
-		ret = -ENOMEM;
-		goto err_unlock;
-	}
-	/* Every page mapped, and writable unless read-only, as GUP wants. */
-	ret = accel_range_check(r->addr, r->size,
-				!(r->flags & ACCEL_MEM_READONLY));
+
+	/* What fails at once fails before the range is looked at. */
+	pthread_mutex_lock(&c->lock);
+	ret = register_admit_locked(c, reg);
+	executor = c->executor;
+	pthread_mutex_unlock(&c->lock);
 	if (ret)
-		goto err_unlock;
+		goto err_free;
 	ret = ip_memlock_charge(reg, end - start);
+	if (ret)
+		goto err_free;
+	ret = executor ? accel_range_mapped(r->addr, r->size, write) :
+			 accel_range_check(r->addr, r->size, write);
+	if (ret)
+		goto err_uncharge;
+
+	/* Another registration may have come in meanwhile. */
+	pthread_mutex_lock(&c->lock);
+	ret = register_admit_locked(c, reg);
 	if (ret)
 		goto err_unlock;
 	ret = region_publish_locked(c, reg);
 	if (ret)
-		goto err_uncharge;
+		goto err_unlock;
 	c->pinned_bytes += reg->charged;
 	r->handle = reg->handle;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 
-err_uncharge:
-	ip_memlock_uncharge(reg);
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
+err_uncharge:
+	ip_memlock_uncharge(reg);
+err_free:
 	free(reg);
 	return ret;
 }
