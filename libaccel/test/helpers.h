@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "libaccel.h"
 
@@ -91,6 +92,23 @@ static inline long t_read_long(const char *path, const char *fmt)
 			break;
 	fclose(f);
 	return v;
+}
+
+/* Run @fn(@arg) in a forked child; its exit status, or -1 if it crashed. */
+static inline int t_in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /*
