@@ -58,6 +58,23 @@ static bool env_is(const char *name, const char *v)
 	return e && !strcmp(e, v);
 }
 
+/*
+ * t_ctx(), made with @name=@value unless the caller's environment sets
+ * @name: the caller's choice holds, here and for the tests after this one.
+ */
+static accel_context *ctx_env_default(const char *name, const char *value)
+{
+	bool ours = !getenv(name);
+	accel_context *ctx;
+
+	if (ours)
+		setenv(name, value, 1);
+	ctx = t_ctx();
+	if (ours)
+		unsetenv(name);
+	return ctx;
+}
+
 /* No batch call (absent, refused, or switched off): copies one by one. */
 static bool no_batch(void)
 {
@@ -78,28 +95,30 @@ static int wait_held(long n)
 }
 
 /*
- * A context whose issuer, once woken, stays hot until a wait begins and
- * whose completion thread leaves pending work alone for 10 s (so that a
- * copy stays pending, and the next one is a burst's, however slowly this
- * thread runs); NULL and *skip with ACCEL_CUDA_ISSUER=0 (every copy is
- * then issued by the thread that submits it, so a held copy call would
- * hold the test).
+ * A stream on a context whose issuer, once woken, stays hot until a wait
+ * begins and whose completion thread leaves pending work alone for 10 s
+ * (so that a copy stays pending, and the next one is a burst's, however
+ * slowly this thread runs). T_SKIP with ACCEL_CUDA_ISSUER=0 (every copy
+ * is then issued by the thread that submits it, so a held copy call would
+ * hold the test) or without the stand-in's hooks.
  */
-static accel_context *hot_ctx(int *skip)
+static int hot_stream(accel_stream_t *s)
 {
 	accel_context *ctx;
 
-	*skip = 0;
 	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
 		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
-		*skip = 1;
-		return NULL;
+		return T_SKIP;
 	}
 	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
 	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
 	ctx = t_ctx();
 	unsetenv("ACCEL_CUDA_LAZY_US");
-	return ctx;
+	CHECK(ctx);
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
+	return T_PASS;
 }
 
 /*
@@ -258,7 +277,7 @@ static int round_trip_no_hand_off(void)
  */
 static int burst_batched_while_issuing(void)
 {
-	int skip;
+	int ret;
 	const unsigned int k = 16;
 	unsigned char *h;
 	accel_stream_t s;
@@ -266,10 +285,9 @@ static int burst_batched_while_issuing(void)
 	unsigned int i;
 	char *d;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	ret = hot_stream(&s);
+	if (ret != T_PASS)
+		return ret;
 	h = host_buf(128 * (k + 2));
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
@@ -329,16 +347,15 @@ static int burst_batched_while_issuing(void)
  */
 static int burst_keeps_order(void)
 {
-	int skip;
+	int ret;
 	unsigned char *h1, *h2, *out;
 	accel_stream_t s;
 	unsigned int i;
 	char *d;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	ret = hot_stream(&s);
+	if (ret != T_PASS)
+		return ret;
 	h1 = host_buf(4096);
 	h2 = host_buf(4096);
 	out = host_buf(4096);
@@ -376,17 +393,16 @@ static int burst_keeps_order(void)
  */
 static int error_mid_batch_fails_its_stream(void)
 {
-	int skip;
+	int ret;
 	const unsigned int k = 8, bad = 4;
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	char *d1, *d2;
 	unsigned int i;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	ret = hot_stream(&s1);
+	if (ret != T_PASS)
+		return ret;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
 	h = host_buf(128 * k);
 	CHECK(h);
@@ -434,15 +450,15 @@ static int completion_by_host_word(void)
 	long writes, queries;
 	accel_stream_t s;
 	unsigned int i;
-	bool ours;
 	void *d;
 
-	ours = !getenv("ACCEL_CUDA_COMPLETION");
-	setenv("ACCEL_CUDA_COMPLETION", "word", 1);
-	CHECK(t_ctx());
-	/* The caller's choice holds for the tests after this one. */
-	if (ours)
-		unsetenv("ACCEL_CUDA_COMPLETION");
+	if (getenv("ACCEL_CUDA_COMPLETION") &&
+	    !env_is("ACCEL_CUDA_COMPLETION", "word")) {
+		printf("# ACCEL_CUDA_COMPLETION=%s: the caller chose another completion\n",
+		       getenv("ACCEL_CUDA_COMPLETION"));
+		return T_SKIP;
+	}
+	CHECK(ctx_env_default("ACCEL_CUDA_COMPLETION", "word"));
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
@@ -480,7 +496,6 @@ static int wait_for_long_copies(void)
 	const size_t n = 4 << 20;
 	long polls = 0, q, syncs;
 	accel_context *ctx;
-	bool ours;
 	unsigned char *h;
 	accel_stream_t s;
 	unsigned int i;
@@ -491,12 +506,7 @@ static int wait_for_long_copies(void)
 		return T_SKIP;
 	}
 	/* The hybrid wait (off by default) unless the caller says otherwise. */
-	ours = !getenv("ACCEL_CUDA_HYBRID");
-	if (ours)
-		setenv("ACCEL_CUDA_HYBRID", "1", 1);
-	ctx = t_ctx();
-	if (ours)
-		unsetenv("ACCEL_CUDA_HYBRID");
+	ctx = ctx_env_default("ACCEL_CUDA_HYBRID", "1");
 	CHECK(ctx);
 	if (fake_hooks())
 		return T_SKIP;
@@ -542,7 +552,7 @@ static int hybrid_wrong_slow_rate_bounded(void)
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	unsigned int i;
-	bool ours, busy;
+	bool busy;
 	char *d;
 
 	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
@@ -553,12 +563,7 @@ static int hybrid_wrong_slow_rate_bounded(void)
 		printf("# ACCEL_CUDA_HYBRID=0: no hybrid wait\n");
 		return T_SKIP;
 	}
-	ours = !getenv("ACCEL_CUDA_HYBRID");
-	if (ours)
-		setenv("ACCEL_CUDA_HYBRID", "1", 1);
-	CHECK(t_ctx());
-	if (ours)
-		unsetenv("ACCEL_CUDA_HYBRID");
+	CHECK(ctx_env_default("ACCEL_CUDA_HYBRID", "1"));
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
