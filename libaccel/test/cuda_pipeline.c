@@ -13,7 +13,6 @@
  * "Device" memory of the stand-in is host memory: the tests read it
  * directly.
  */
-#include <dlfcn.h>
 #include <sched.h>
 #include <stdbool.h>
 
@@ -30,20 +29,15 @@ static int (*f_busy)(void);
 /* The stand-in's hooks, once libaccel loaded it; 0, or T_SKIP. */
 static int fake_hooks(void)
 {
-	const char *lib = getenv("ACCEL_CUDART");
-	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
-
-	if (h) {
-		f_count = (long (*)(const char *))dlsym(h, "fake_cuda_count");
-		f_tcount = (long (*)(const char *))dlsym(h,
-						       "fake_cuda_thread_count");
-		f_hold = (void (*)(int))dlsym(h, "fake_cuda_hold");
-		f_held = (long (*)(void))dlsym(h, "fake_cuda_held");
-		f_fail_dst = (void (*)(void *))dlsym(h, "fake_cuda_fail_dst");
-		f_rate = (void (*)(long))dlsym(h, "fake_cuda_rate");
-		f_busy = (int (*)(void))dlsym(h, "fake_cuda_busy");
-	}
-	if (!h || !f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
+	f_count = (long (*)(const char *))t_fake_hook("fake_cuda_count", 0);
+	f_tcount = (long (*)(const char *))t_fake_hook("fake_cuda_thread_count",
+						       0);
+	f_hold = (void (*)(int))t_fake_hook("fake_cuda_hold", 0);
+	f_held = (long (*)(void))t_fake_hook("fake_cuda_held", 0);
+	f_fail_dst = (void (*)(void *))t_fake_hook("fake_cuda_fail_dst", 0);
+	f_rate = (void (*)(long))t_fake_hook("fake_cuda_rate", 0);
+	f_busy = (int (*)(void))t_fake_hook("fake_cuda_busy", 0);
+	if (!f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
 	    !f_busy) {
 		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
 		return T_SKIP;
@@ -148,15 +142,6 @@ static int start_burst(accel_stream_t s, void *d, const void *h)
 	return wait_held(1);
 }
 
-static unsigned char *host_buf(size_t n)
-{
-	void *p = NULL;
-
-	if (accel_host_alloc(NULL, &p, n, 0))
-		return NULL;
-	return p;
-}
-
 /*
  * The first copy of a context finds the issuer cold: it is issued from
  * the submitting thread, before accel_memcpy_async returns, alone.
@@ -173,7 +158,7 @@ static int isolated_copy_issued_at_once(void)
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(64);
+	h = t_host_buf(64);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, &d, 64));
 	t_fill(h, 64, 1);
@@ -238,7 +223,7 @@ static int round_trip_no_hand_off(void)
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(64);
+	h = t_host_buf(64);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, &d, 64));
 	/* The stream's first copy creates its CUDA stream: not counted. */
@@ -288,7 +273,7 @@ static int burst_batched_while_issuing(void)
 	ret = hot_stream(&s);
 	if (ret != T_PASS)
 		return ret;
-	h = host_buf(128 * (k + 2));
+	h = t_host_buf(128 * (k + 2));
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
 	t_fill(h, 128 * (k + 2), 2);
@@ -356,9 +341,9 @@ static int burst_keeps_order(void)
 	ret = hot_stream(&s);
 	if (ret != T_PASS)
 		return ret;
-	h1 = host_buf(4096);
-	h2 = host_buf(4096);
-	out = host_buf(4096);
+	h1 = t_host_buf(4096);
+	h2 = t_host_buf(4096);
+	out = t_host_buf(4096);
 	CHECK(h1 && h2 && out);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 8192));
 	t_fill(h1, 4096, 3);
@@ -404,7 +389,7 @@ static int error_mid_batch_fails_its_stream(void)
 	if (ret != T_PASS)
 		return ret;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	h = host_buf(128 * k);
+	h = t_host_buf(128 * k);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 2)));
 	CHECK_OK(accel_malloc(NULL, (void **)&d2, 128 * k));
@@ -462,8 +447,8 @@ static int completion_by_host_word(void)
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(4096);
-	out = host_buf(4096);
+	h = t_host_buf(4096);
+	out = t_host_buf(4096);
 	CHECK(h && out);
 	CHECK_OK(accel_malloc(NULL, &d, 4096));
 	writes = f_count("cuStreamWriteValue32");
@@ -511,7 +496,7 @@ static int wait_for_long_copies(void)
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(n);
+	h = t_host_buf(n);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, &d, n));
 	t_fill(h, n, 7);
@@ -568,7 +553,7 @@ static int hybrid_wrong_slow_rate_bounded(void)
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	h = host_buf(4 << 20);
+	h = t_host_buf(4 << 20);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 8 << 20));
 	t_fill(h, 4 << 20, 9);
