@@ -89,6 +89,23 @@ static int wait_held(long n)
 }
 
 /*
+ * On the current context, over the stand-in (T_SKIP without its hooks):
+ * a stream, @n bytes of pinned host memory *@h and @n of device memory
+ * *@d. T_PASS, T_SKIP or T_FAIL.
+ */
+static int fake_copy_setup(size_t n, accel_stream_t *s, unsigned char **h,
+			   void **d)
+{
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
+	*h = t_host_buf(n);
+	CHECK(*h);
+	CHECK_OK(accel_malloc(NULL, d, n));
+	return T_PASS;
+}
+
+/*
  * A stream on a context whose issuer, once woken, stays hot until a wait
  * begins and whose completion thread leaves pending work alone for 10 s
  * (so that a copy stays pending, and the next one is a burst's, however
@@ -151,16 +168,14 @@ static int isolated_copy_issued_at_once(void)
 	unsigned char *h;
 	accel_stream_t s;
 	long copies, batches;
+	int ret;
 	void *d;
 
 	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
 	CHECK(t_ctx());
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = t_host_buf(64);
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, &d, 64));
+	ret = fake_copy_setup(64, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	t_fill(h, 64, 1);
 	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
@@ -214,18 +229,16 @@ static int round_trip_no_hand_off(void)
 	unsigned char *h;
 	accel_stream_t s;
 	unsigned int i;
+	int ret;
 	void *d;
 
 	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
 	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
 	CHECK(t_ctx());
 	unsetenv("ACCEL_CUDA_LAZY_US");
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = t_host_buf(64);
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, &d, 64));
+	ret = fake_copy_setup(64, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	/* The stream's first copy creates its CUDA stream: not counted. */
 	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
@@ -435,6 +448,7 @@ static int completion_by_host_word(void)
 	long writes, queries;
 	accel_stream_t s;
 	unsigned int i;
+	int ret;
 	void *d;
 
 	if (getenv("ACCEL_CUDA_COMPLETION") &&
@@ -444,13 +458,11 @@ static int completion_by_host_word(void)
 		return T_SKIP;
 	}
 	CHECK(ctx_env_default("ACCEL_CUDA_COMPLETION", "word"));
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = t_host_buf(4096);
+	ret = fake_copy_setup(4096, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	out = t_host_buf(4096);
-	CHECK(h && out);
-	CHECK_OK(accel_malloc(NULL, &d, 4096));
+	CHECK(out);
 	writes = f_count("cuStreamWriteValue32");
 	queries = f_count("cudaEventQuery");
 	for (i = 0; i < 50; i++) {
@@ -484,6 +496,7 @@ static int wait_for_long_copies(void)
 	unsigned char *h;
 	accel_stream_t s;
 	unsigned int i;
+	int ret;
 	void *d;
 
 	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
@@ -493,12 +506,9 @@ static int wait_for_long_copies(void)
 	/* The hybrid wait (off by default) unless the caller says otherwise. */
 	ctx = ctx_env_default("ACCEL_CUDA_HYBRID", "1");
 	CHECK(ctx);
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = t_host_buf(n);
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	ret = fake_copy_setup(n, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	t_fill(h, n, 7);
 	syncs = f_count("cudaEventSynchronize");
 	f_rate(5000);
