@@ -307,12 +307,54 @@ void copy_queue_check_done(struct accel_stream_impl *s, void *src_token,
 	accel_check_done(dst_token);
 }
 
+/* A descriptor @op from side @src into side @dst, the rest zero. */
+void copy_desc_init(struct accel_desc *desc, uint32_t op,
+		    const struct side *dst, const struct side *src,
+		    uint64_t length)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->op = op;
+	desc->dst = dst->handle;
+	desc->src = src->handle;
+	desc->dst_offset = dst->offset;
+	desc->src_offset = src->offset;
+	desc->length = length;
+}
+
+/*
+ * A copy or fill was submitted to @s (@ret, at @seq): the stream-ordered
+ * blocks it names (@u) stay named until it retires, and the ACCEL_CHECK
+ * watches of its sides end with it: @dst_token's, and the one armed here
+ * over its source when @src is given (ACCEL_CHECK on, @slen bytes at
+ * @sptr) and is host memory. A failed submit ends the watch at once.
+ * Returns @ret.
+ */
+int copy_submitted(struct accel_stream_impl *s, struct uses *u, uint64_t seq,
+		   int ret, const struct side *src, const void *sptr,
+		   size_t slen, void *dst_token)
+{
+	struct accel_ctx *ctx = s->child.ctx;
+	void *src_token = NULL;
+
+	copy_uses_end(ctx, u, s->kstream, seq, !ret);
+	if (ret) {
+		accel_check_done(dst_token);
+		return ret;
+	}
+	if (src && src->found && !copy_side_is_device(src))
+		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
+				seq, (uintptr_t)sptr, slen, &src->r,
+				&src_token);
+	copy_queue_check_done(s, src_token, dst_token);
+	return 0;
+}
+
 ACCEL_EXPORT
 int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		       size_t bytes, enum accel_memcpy_kind kind)
 {
 	ACCEL_API_ENTER();
-	void *src_token = NULL, *dst_token = NULL;
+	void *dst_token = NULL;
 	struct accel_stream_impl *s;
 	struct accel_ctx *ctx;
 	struct side d, sr;
@@ -403,25 +445,11 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 			warn_staging(ctx, !d.found ? dst : src,
 				     !d.found ? "into" : "from");
 	} else {
-		memset(&desc, 0, sizeof(desc));
-		desc.op = ACCEL_OP_COPY;
-		desc.dst = d.handle;
-		desc.src = sr.handle;
-		desc.dst_offset = d.offset;
-		desc.src_offset = sr.offset;
-		desc.length = bytes;
+		copy_desc_init(&desc, ACCEL_OP_COPY, &d, &sr, bytes);
 		ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
 	}
-	copy_uses_end(ctx, &u, s->kstream, seq, !ret);
-	if (ret) {
-		accel_check_done(dst_token);
-		goto out;
-	}
-	if (check && sr.found && !copy_side_is_device(&sr))
-		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
-				seq, (uintptr_t)src, bytes, &sr.r, &src_token);
-	copy_queue_check_done(s, src_token, dst_token);
-
+	ret = copy_submitted(s, &u, seq, ret, check ? &sr : NULL, src, bytes,
+			     dst_token);
 out:
 	copy_uses_end(ctx, &u, s->kstream, 0, false);
 	accel_stream_put(s);
@@ -453,13 +481,7 @@ static int batch_resolve_locked(struct accel_ctx *ctx, void *dst,
 	if (ret)
 		return ret;
 	*pinned = d.found && sr.found;
-	memset(desc, 0, sizeof(*desc));
-	desc->op = ACCEL_OP_COPY;
-	desc->dst = d.handle;
-	desc->src = sr.handle;
-	desc->dst_offset = d.offset;
-	desc->src_offset = sr.offset;
-	desc->length = bytes;
+	copy_desc_init(desc, ACCEL_OP_COPY, &d, &sr, bytes);
 	return 0;
 }
 

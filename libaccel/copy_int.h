@@ -38,5 +38,11 @@ int copy_check_kind(struct accel_ctx *ctx, enum accel_memcpy_kind kind,
 		    const struct side *src, const void *sptr);
 void copy_queue_check_done(struct accel_stream_impl *s, void *src_token,
 			   void *dst_token);
+void copy_desc_init(struct accel_desc *desc, uint32_t op,
+		    const struct side *dst, const struct side *src,
+		    uint64_t length);
+int copy_submitted(struct accel_stream_impl *s, struct uses *u, uint64_t seq,
+		   int ret, const struct side *src, const void *sptr,
+		   size_t slen, void *dst_token);
 
 #endif

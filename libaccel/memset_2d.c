@@ -93,12 +93,7 @@ static int memset_async(accel_stream_t stream, void *ptr, uint32_t value,
 	desc.value = value;
 	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
 	/* A stream-ordered block is named until this fill retired. */
-	copy_uses_end(ctx, &u, s->kstream, seq, !ret);
-	if (ret) {
-		accel_check_done(dst_token);
-		goto out;
-	}
-	copy_queue_check_done(s, NULL, dst_token);
+	ret = copy_submitted(s, &u, seq, ret, NULL, NULL, 0, dst_token);
 out:
 	copy_uses_end(ctx, &u, s->kstream, 0, false);
 	accel_stream_put(s);
@@ -151,7 +146,7 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 			  size_t height, enum accel_memcpy_kind kind)
 {
 	ACCEL_API_ENTER();
-	void *src_token = NULL, *dst_token = NULL;
+	void *dst_token = NULL;
 	struct accel_stream_impl *s;
 	struct pool_block *blks[2];
 	struct uses u = { .blk = blks };
@@ -208,26 +203,14 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 	check = accel_check_enabled();
 	if (check && !copy_side_is_device(&d))
 		accel_check_dst(ctx, (uintptr_t)dst, dspan, &d.r, &dst_token);
-	memset(&desc, 0, sizeof(desc));
-	desc.op = ACCEL_OP_COPY_2D;
-	desc.dst = d.handle;
-	desc.src = sr.handle;
-	desc.dst_offset = d.offset;
-	desc.src_offset = sr.offset;
+	copy_desc_init(&desc, ACCEL_OP_COPY_2D, &d, &sr, 0);
 	desc.width = width;
 	desc.height = height;
 	desc.dst_pitch = (uint32_t)dpitch;
 	desc.src_pitch = (uint32_t)spitch;
 	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
-	copy_uses_end(ctx, &u, s->kstream, seq, !ret);
-	if (ret) {
-		accel_check_done(dst_token);
-		goto out;
-	}
-	if (check && !copy_side_is_device(&sr))
-		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
-				seq, (uintptr_t)src, sspan, &sr.r, &src_token);
-	copy_queue_check_done(s, src_token, dst_token);
+	ret = copy_submitted(s, &u, seq, ret, check ? &sr : NULL, src, sspan,
+			     dst_token);
 out:
 	copy_uses_end(ctx, &u, s->kstream, 0, false);
 	accel_stream_put(s);

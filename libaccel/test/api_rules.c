@@ -7,26 +7,8 @@
  */
 #include <limits.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
 #include "helpers.h"
-
-/* Run @fn in a forked child; its exit status, or -1 if it crashed. */
-static int in_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 struct objs {
 	accel_context *ctx;
@@ -97,7 +79,7 @@ static int fork_child_release_changes_nothing(void)
 
 	CHECK_OK(objs_make(&o));
 	t_no_probe = 1;
-	ret = in_child(child_releases, &o);
+	ret = t_in_child(child_releases, &o);
 	if (ret)
 		printf("# child: step %d\n", ret);
 	CHECK_RET(ret, 0);

@@ -6,19 +6,9 @@
  * events, stream-ordered frees, CUDA errors as errnos. Skips, with the
  * reason, where no GPU is usable or libaccel was built without CUDA.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 
 #include "helpers.h"
-
-static unsigned char *host_buf(size_t n)
-{
-	void *p = NULL;
-
-	if (accel_host_alloc(NULL, &p, n, 0))
-		return NULL;
-	return p;
-}
 
 /*
  * Pinned @a holding t_fill(@seed) and pinned @b, @n bytes each, and @dn
@@ -27,8 +17,8 @@ static unsigned char *host_buf(size_t n)
 static int copy_bufs_dev(size_t n, size_t dn, unsigned int seed,
 			 unsigned char **a, unsigned char **b, void **d)
 {
-	*a = host_buf(n);
-	*b = host_buf(n);
+	*a = t_host_buf(n);
+	*b = t_host_buf(n);
 	if (!*a || !*b)
 		return -ENOMEM;
 	t_fill(*a, n, seed);
@@ -296,9 +286,9 @@ static int retires_without_waiter(void)
 
 	CHECK_OK(t_stream(&s));
 	CHECK_OK(accel_event_create(NULL, ACCEL_EVENT_DISABLE_TIMING, &ev));
-	a = host_buf(n * k);
-	b = host_buf(n * k);
-	c = host_buf(n * k);
+	a = t_host_buf(n * k);
+	b = t_host_buf(n * k);
+	c = t_host_buf(n * k);
 	CHECK(a && b && c);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, n * k));
 	t_fill(a, n * k, 11);
@@ -335,21 +325,18 @@ static int retires_without_waiter(void)
 static int memset_and_2d_mapping(void)
 {
 	const size_t n = 4096;
-	const char *lib = getenv("ACCEL_CUDART");
-	long (*calls)(const char *) = NULL;
+	long (*calls)(const char *);
 	long m8 = 0, m16 = 0, m32 = 0, c2d = 0;
 	unsigned char *h, *o;
 	accel_stream_t s;
 	uint16_t v16;
 	uint32_t v32;
-	void *d, *dl;
+	void *d;
 	size_t i;
 
-	dl = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
-	if (dl)
-		calls = (long (*)(const char *))dlsym(dl, "fake_cuda_calls");
+	calls = (long (*)(const char *))t_fake_hook("fake_cuda_calls", 0);
 	CHECK_OK(t_stream(&s));
-	CHECK((h = host_buf(n)) && (o = host_buf(n)));
+	CHECK((h = t_host_buf(n)) && (o = t_host_buf(n)));
 	CHECK_OK(accel_malloc(NULL, &d, n));
 	if (calls) {
 		m8 = calls("cudaMemsetAsync");

@@ -13,7 +13,6 @@
  * "Device" memory of the stand-in is host memory: the tests read it
  * directly.
  */
-#include <dlfcn.h>
 #include <sched.h>
 #include <stdbool.h>
 
@@ -30,20 +29,15 @@ static int (*f_busy)(void);
 /* The stand-in's hooks, once libaccel loaded it; 0, or T_SKIP. */
 static int fake_hooks(void)
 {
-	const char *lib = getenv("ACCEL_CUDART");
-	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
-
-	if (h) {
-		f_count = (long (*)(const char *))dlsym(h, "fake_cuda_count");
-		f_tcount = (long (*)(const char *))dlsym(h,
-						       "fake_cuda_thread_count");
-		f_hold = (void (*)(int))dlsym(h, "fake_cuda_hold");
-		f_held = (long (*)(void))dlsym(h, "fake_cuda_held");
-		f_fail_dst = (void (*)(void *))dlsym(h, "fake_cuda_fail_dst");
-		f_rate = (void (*)(long))dlsym(h, "fake_cuda_rate");
-		f_busy = (int (*)(void))dlsym(h, "fake_cuda_busy");
-	}
-	if (!h || !f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
+	f_count = (long (*)(const char *))t_fake_hook("fake_cuda_count", 0);
+	f_tcount = (long (*)(const char *))t_fake_hook("fake_cuda_thread_count",
+						       0);
+	f_hold = (void (*)(int))t_fake_hook("fake_cuda_hold", 0);
+	f_held = (long (*)(void))t_fake_hook("fake_cuda_held", 0);
+	f_fail_dst = (void (*)(void *))t_fake_hook("fake_cuda_fail_dst", 0);
+	f_rate = (void (*)(long))t_fake_hook("fake_cuda_rate", 0);
+	f_busy = (int (*)(void))t_fake_hook("fake_cuda_busy", 0);
+	if (!f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
 	    !f_busy) {
 		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
 		return T_SKIP;
@@ -56,6 +50,23 @@ static bool env_is(const char *name, const char *v)
 	const char *e = getenv(name);
 
 	return e && !strcmp(e, v);
+}
+
+/*
+ * t_ctx(), made with @name=@value unless the caller's environment sets
+ * @name: the caller's choice holds, here and for the tests after this one.
+ */
+static accel_context *ctx_env_default(const char *name, const char *value)
+{
+	bool ours = !getenv(name);
+	accel_context *ctx;
+
+	if (ours)
+		setenv(name, value, 1);
+	ctx = t_ctx();
+	if (ours)
+		unsetenv(name);
+	return ctx;
 }
 
 /* No batch call (absent, refused, or switched off): copies one by one. */
@@ -78,28 +89,47 @@ static int wait_held(long n)
 }
 
 /*
- * A context whose issuer, once woken, stays hot until a wait begins and
- * whose completion thread leaves pending work alone for 10 s (so that a
- * copy stays pending, and the next one is a burst's, however slowly this
- * thread runs); NULL and *skip with ACCEL_CUDA_ISSUER=0 (every copy is
- * then issued by the thread that submits it, so a held copy call would
- * hold the test).
+ * On the current context, over the stand-in (T_SKIP without its hooks):
+ * a stream, @n bytes of pinned host memory *@h and @n of device memory
+ * *@d. T_PASS, T_SKIP or T_FAIL.
  */
-static accel_context *hot_ctx(int *skip)
+static int fake_copy_setup(size_t n, accel_stream_t *s, unsigned char **h,
+			   void **d)
+{
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
+	*h = t_host_buf(n);
+	CHECK(*h);
+	CHECK_OK(accel_malloc(NULL, d, n));
+	return T_PASS;
+}
+
+/*
+ * A stream on a context whose issuer, once woken, stays hot until a wait
+ * begins and whose completion thread leaves pending work alone for 10 s
+ * (so that a copy stays pending, and the next one is a burst's, however
+ * slowly this thread runs). T_SKIP with ACCEL_CUDA_ISSUER=0 (every copy
+ * is then issued by the thread that submits it, so a held copy call would
+ * hold the test) or without the stand-in's hooks.
+ */
+static int hot_stream(accel_stream_t *s)
 {
 	accel_context *ctx;
 
-	*skip = 0;
 	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
 		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to hand bursts to\n");
-		*skip = 1;
-		return NULL;
+		return T_SKIP;
 	}
 	setenv("ACCEL_CUDA_ISSUE_SPIN_US", "100000000", 1);
 	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
 	ctx = t_ctx();
 	unsetenv("ACCEL_CUDA_LAZY_US");
-	return ctx;
+	CHECK(ctx);
+	if (fake_hooks())
+		return T_SKIP;
+	CHECK_OK(accel_stream_create(NULL, 0, 0, s));
+	return T_PASS;
 }
 
 /*
@@ -129,15 +159,6 @@ static int start_burst(accel_stream_t s, void *d, const void *h)
 	return wait_held(1);
 }
 
-static unsigned char *host_buf(size_t n)
-{
-	void *p = NULL;
-
-	if (accel_host_alloc(NULL, &p, n, 0))
-		return NULL;
-	return p;
-}
-
 /*
  * The first copy of a context finds the issuer cold: it is issued from
  * the submitting thread, before accel_memcpy_async returns, alone.
@@ -147,16 +168,14 @@ static int isolated_copy_issued_at_once(void)
 	unsigned char *h;
 	accel_stream_t s;
 	long copies, batches;
+	int ret;
 	void *d;
 
 	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
 	CHECK(t_ctx());
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(64);
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, &d, 64));
+	ret = fake_copy_setup(64, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	t_fill(h, 64, 1);
 	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
@@ -210,18 +229,16 @@ static int round_trip_no_hand_off(void)
 	unsigned char *h;
 	accel_stream_t s;
 	unsigned int i;
+	int ret;
 	void *d;
 
 	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
 	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
 	CHECK(t_ctx());
 	unsetenv("ACCEL_CUDA_LAZY_US");
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(64);
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, &d, 64));
+	ret = fake_copy_setup(64, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	/* The stream's first copy creates its CUDA stream: not counted. */
 	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
@@ -258,7 +275,7 @@ static int round_trip_no_hand_off(void)
  */
 static int burst_batched_while_issuing(void)
 {
-	int skip;
+	int ret;
 	const unsigned int k = 16;
 	unsigned char *h;
 	accel_stream_t s;
@@ -266,11 +283,10 @@ static int burst_batched_while_issuing(void)
 	unsigned int i;
 	char *d;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(128 * (k + 2));
+	ret = hot_stream(&s);
+	if (ret != T_PASS)
+		return ret;
+	h = t_host_buf(128 * (k + 2));
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 128 * (k + 2)));
 	t_fill(h, 128 * (k + 2), 2);
@@ -329,19 +345,18 @@ static int burst_batched_while_issuing(void)
  */
 static int burst_keeps_order(void)
 {
-	int skip;
+	int ret;
 	unsigned char *h1, *h2, *out;
 	accel_stream_t s;
 	unsigned int i;
 	char *d;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h1 = host_buf(4096);
-	h2 = host_buf(4096);
-	out = host_buf(4096);
+	ret = hot_stream(&s);
+	if (ret != T_PASS)
+		return ret;
+	h1 = t_host_buf(4096);
+	h2 = t_host_buf(4096);
+	out = t_host_buf(4096);
 	CHECK(h1 && h2 && out);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 8192));
 	t_fill(h1, 4096, 3);
@@ -376,19 +391,18 @@ static int burst_keeps_order(void)
  */
 static int error_mid_batch_fails_its_stream(void)
 {
-	int skip;
+	int ret;
 	const unsigned int k = 8, bad = 4;
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	char *d1, *d2;
 	unsigned int i;
 
-	CHECK(hot_ctx(&skip) || skip);
-	if (skip || fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
+	ret = hot_stream(&s1);
+	if (ret != T_PASS)
+		return ret;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	h = host_buf(128 * k);
+	h = t_host_buf(128 * k);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d1, 128 * (k + 2)));
 	CHECK_OK(accel_malloc(NULL, (void **)&d2, 128 * k));
@@ -434,22 +448,21 @@ static int completion_by_host_word(void)
 	long writes, queries;
 	accel_stream_t s;
 	unsigned int i;
-	bool ours;
+	int ret;
 	void *d;
 
-	ours = !getenv("ACCEL_CUDA_COMPLETION");
-	setenv("ACCEL_CUDA_COMPLETION", "word", 1);
-	CHECK(t_ctx());
-	/* The caller's choice holds for the tests after this one. */
-	if (ours)
-		unsetenv("ACCEL_CUDA_COMPLETION");
-	if (fake_hooks())
+	if (getenv("ACCEL_CUDA_COMPLETION") &&
+	    !env_is("ACCEL_CUDA_COMPLETION", "word")) {
+		printf("# ACCEL_CUDA_COMPLETION=%s: the caller chose another completion\n",
+		       getenv("ACCEL_CUDA_COMPLETION"));
 		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(4096);
-	out = host_buf(4096);
-	CHECK(h && out);
-	CHECK_OK(accel_malloc(NULL, &d, 4096));
+	}
+	CHECK(ctx_env_default("ACCEL_CUDA_COMPLETION", "word"));
+	ret = fake_copy_setup(4096, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
+	out = t_host_buf(4096);
+	CHECK(out);
 	writes = f_count("cuStreamWriteValue32");
 	queries = f_count("cudaEventQuery");
 	for (i = 0; i < 50; i++) {
@@ -480,10 +493,10 @@ static int wait_for_long_copies(void)
 	const size_t n = 4 << 20;
 	long polls = 0, q, syncs;
 	accel_context *ctx;
-	bool ours;
 	unsigned char *h;
 	accel_stream_t s;
 	unsigned int i;
+	int ret;
 	void *d;
 
 	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
@@ -491,19 +504,11 @@ static int wait_for_long_copies(void)
 		return T_SKIP;
 	}
 	/* The hybrid wait (off by default) unless the caller says otherwise. */
-	ours = !getenv("ACCEL_CUDA_HYBRID");
-	if (ours)
-		setenv("ACCEL_CUDA_HYBRID", "1", 1);
-	ctx = t_ctx();
-	if (ours)
-		unsetenv("ACCEL_CUDA_HYBRID");
+	ctx = ctx_env_default("ACCEL_CUDA_HYBRID", "1");
 	CHECK(ctx);
-	if (fake_hooks())
-		return T_SKIP;
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	h = host_buf(n);
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, &d, n));
+	ret = fake_copy_setup(n, &s, &h, &d);
+	if (ret != T_PASS)
+		return ret;
 	t_fill(h, n, 7);
 	syncs = f_count("cudaEventSynchronize");
 	f_rate(5000);
@@ -542,7 +547,7 @@ static int hybrid_wrong_slow_rate_bounded(void)
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	unsigned int i;
-	bool ours, busy;
+	bool busy;
 	char *d;
 
 	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
@@ -553,17 +558,12 @@ static int hybrid_wrong_slow_rate_bounded(void)
 		printf("# ACCEL_CUDA_HYBRID=0: no hybrid wait\n");
 		return T_SKIP;
 	}
-	ours = !getenv("ACCEL_CUDA_HYBRID");
-	if (ours)
-		setenv("ACCEL_CUDA_HYBRID", "1", 1);
-	CHECK(t_ctx());
-	if (ours)
-		unsetenv("ACCEL_CUDA_HYBRID");
+	CHECK(ctx_env_default("ACCEL_CUDA_HYBRID", "1"));
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	h = host_buf(4 << 20);
+	h = t_host_buf(4 << 20);
 	CHECK(h);
 	CHECK_OK(accel_malloc(NULL, (void **)&d, 8 << 20));
 	t_fill(h, 4 << 20, 9);

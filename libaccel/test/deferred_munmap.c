@@ -11,17 +11,6 @@
 #include "helpers.h"
 
 /*
- * Unmap @len bytes at @p, atomically replaced by an inaccessible mapping
- * so that nothing else (a sanitizer's allocator, another thread's mmap)
- * lands there meanwhile: to the pages, the same as munmap.
- */
-static int punch(void *p, size_t len)
-{
-	return mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		    -1, 0) == p ? 0 : -1;
-}
-
-/*
  * A stream of the current context, whose backend must be cpu: these are
  * tests of its engines. T_PASS, T_SKIP or T_FAIL.
  */
@@ -63,7 +52,7 @@ static int unmapped_after_deferred_unregister(void)
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_memcpy_async(s, d, q, 2 * ps, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_host_unregister(q, ACCEL_HOST_UNREGISTER_DEFERRED));
-	CHECK(!punch(q, 2 * ps));
+	CHECK(!t_punch(q, 2 * ps));
 	CHECK_OK(accel_memcpy_async(s, out, d, 2 * ps, ACCEL_MEMCPY_D2H));
 	CHECK_OK(t_gate_open(gate));
 	ret = accel_stream_synchronize(s, 30 * T_SEC);
@@ -105,7 +94,7 @@ static int unmapped_destination_after_deferred_unregister(void)
 	CHECK_OK(t_gate(s, &gate));
 	CHECK_OK(accel_memcpy_async(s, q, d, ps, ACCEL_MEMCPY_D2H));
 	CHECK_OK(accel_host_unregister(q, ACCEL_HOST_UNREGISTER_DEFERRED));
-	CHECK(!punch(q, ps));
+	CHECK(!t_punch(q, ps));
 	CHECK_OK(t_gate_open(gate));
 	ret = accel_stream_synchronize(s, 30 * T_SEC);
 	CHECK_RET(ret, tp && !strcmp(tp, "inproc") ? -EIO : 0);

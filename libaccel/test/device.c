@@ -6,12 +6,9 @@
  * and the cuda backend (values from CUDA; the stand-in libcudart reports
  * "Fake CUDA Device", 80 GiB, 3 copy engines, and what is allocated).
  */
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
 
-#include "helpers.h"
+#include "memlock_helpers.h"
 
 #define FAKE_TOTAL	((uint64_t)80 << 30)
 
@@ -116,20 +113,6 @@ static int properties(void)
 	return T_PASS;
 }
 
-/* Drop CAP_IPC_LOCK from the effective set, so RLIMIT_MEMLOCK applies. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &hdr, d))
-		return -1;
-	d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
-	return syscall(SYS_capset, &hdr, d) ? -1 : 0;
-}
-
 /* The default pin limit: a quarter of RAM in MiB, at least 1 (the core's). */
 static uint64_t default_pinned_mb(void)
 {
@@ -156,7 +139,7 @@ static int pinned_limit_child(void)
 	/* Lowering a soft limit needs no privilege. */
 	rl.rlim_cur = 8 << 20;
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
-	CHECK(drop_ipc_lock() == 0);
+	CHECK(t_drop_ipc_lock() == 0);
 	CHECK_OK(accel_device_get_properties(NULL, &p));
 	CHECK(p.pinned_limit == (8 << 20));
 	return T_PASS;
@@ -164,30 +147,7 @@ static int pinned_limit_child(void)
 
 static int pinned_limit(void)
 {
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		int r;
-
-		/*
-		 * CUDA does not survive fork (the parent has initialised
-		 * it): the child tests the pinning limit, the transport's,
-		 * over the cpu backend.
-		 */
-		if (setenv("ACCEL_BACKEND", "cpu", 1))
-			_exit(T_FAIL);
-		r = pinned_limit_child();
-
-		t_ctx_cleanup();
-		_exit(r);
-	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status));
-	CHECK_RET(WEXITSTATUS(status), T_PASS);
+	CHECK_RET(t_cpu_child(pinned_limit_child), T_PASS);
 	return T_PASS;
 }
 

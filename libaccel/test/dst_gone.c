@@ -10,17 +10,6 @@
 
 #include "helpers.h"
 
-/*
- * Unmap @len bytes at @p, atomically replaced by an inaccessible mapping
- * so that nothing else (a sanitizer's allocator, another thread's mmap)
- * lands there meanwhile: to the pages, the same as munmap.
- */
-static int punch(void *p, size_t len)
-{
-	return mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		    -1, 0) == p ? 0 : -1;
-}
-
 static int freed_destination(int h2h)
 {
 	const size_t n = 256 * 1024;
@@ -44,7 +33,7 @@ static int freed_destination(int h2h)
 		CHECK_OK(accel_memcpy_async(s, dst, src, n, ACCEL_MEMCPY_H2H));
 	else
 		CHECK_OK(accel_memcpy_async(s, dst, d, n, ACCEL_MEMCPY_D2H));
-	CHECK(!punch(dst, n));
+	CHECK(!t_punch(dst, n));
 	/* The report goes to standard error: catch it in a pipe. */
 	fflush(stderr);
 	CHECK(!pipe2(fds, O_NONBLOCK));

@@ -7,6 +7,7 @@
 #ifndef LIBACCEL_TEST_HELPERS_H
 #define LIBACCEL_TEST_HELPERS_H
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "libaccel.h"
 
@@ -91,6 +93,58 @@ static inline long t_read_long(const char *path, const char *fmt)
 			break;
 	fclose(f);
 	return v;
+}
+
+/* @n bytes of pinned host memory of the current context, or NULL. */
+static inline unsigned char *t_host_buf(size_t n)
+{
+	void *p = NULL;
+
+	if (accel_host_alloc(NULL, &p, n, 0))
+		return NULL;
+	return p;
+}
+
+/*
+ * Unmap @len bytes at @p, atomically replaced by an inaccessible mapping
+ * so that nothing else (a sanitizer's allocator, another thread's mmap)
+ * lands there meanwhile: to the pages, the same as munmap. 0 or -1.
+ */
+static inline int t_punch(void *p, size_t len)
+{
+	return mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    -1, 0) == p ? 0 : -1;
+}
+
+/*
+ * The hook @name of the stand-in libcudart (test/fake) that ACCEL_CUDART
+ * names, or NULL. @load: load the library if it is not loaded yet; else
+ * only a library already loaded (by libaccel's cuda backend) answers.
+ */
+static inline void *t_fake_hook(const char *name, int load)
+{
+	const char *lib = getenv("ACCEL_CUDART");
+	void *h = lib ? dlopen(lib, load ? RTLD_NOW : RTLD_NOW | RTLD_NOLOAD) :
+			NULL;
+
+	return h ? dlsym(h, name) : NULL;
+}
+
+/* Run @fn(@arg) in a forked child; its exit status, or -1 if it crashed. */
+static inline int t_in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /*

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Pinned host memory, registration and device memory: lifetimes, errnos. */
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <linux/capability.h>
 
-#include "helpers.h"
+#include "memlock_helpers.h"
 
 static int host_alloc_zeroed_and_free(void)
 {
@@ -226,20 +222,6 @@ static int register_keeps_program_mlock(void)
 	return T_PASS;
 }
 
-/* Drop CAP_IPC_LOCK from the effective set, so RLIMIT_MEMLOCK applies. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &hdr, d))
-		return -1;
-	d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
-	return syscall(SYS_capset, &hdr, d) ? -1 : 0;
-}
-
 /*
  * RLIMIT_MEMLOCK of 8 pages: every registration is charged its pages
  * until it is released, whoever else holds the same pages: a range
@@ -261,7 +243,7 @@ static int memlock_child(void)
 	void *d;
 
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
-	CHECK(drop_ipc_lock() == 0);
+	CHECK(t_drop_ipc_lock() == 0);
 	m = mmap(NULL, 16 * ps, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(m != MAP_FAILED);
@@ -303,21 +285,7 @@ static int memlock_child(void)
 
 static int memlock_charged_per_registration(void)
 {
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		/* CUDA does not survive fork(): the transport's rule. */
-		if (setenv("ACCEL_BACKEND", "cpu", 1))
-			_exit(T_FAIL);
-		_exit(memlock_child());
-	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status));
-	CHECK_RET(WEXITSTATUS(status), T_PASS);
+	CHECK_RET(t_cpu_child(memlock_child), T_PASS);
 	return T_PASS;
 }
 

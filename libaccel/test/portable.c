@@ -8,7 +8,6 @@
  * such a copy is one cudaMemcpyAsync straight from the owner's
  * cudaHostRegisterPortable'd pages.
  */
-#include <dlfcn.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 
@@ -192,22 +191,18 @@ static int survives_owner_destroy(void)
  */
 static int cuda_straight_from_buffer(void)
 {
-	const char *lib = getenv("ACCEL_CUDART");
-	void (*watch)(const void *, size_t) = NULL;
-	long (*watched)(long *, long *) = NULL;
-	int (*registered)(const void *) = NULL;
+	void (*watch)(const void *, size_t);
+	long (*watched)(long *, long *);
+	int (*registered)(const void *);
 	long batched, unpinned;
 	accel_event_t gate;
 	struct two t;
-	void *h;
 	int ret;
 
-	h = lib ? dlopen(lib, RTLD_NOW) : NULL;
-	if (h) {
-		watch = (void (*)(const void *, size_t))dlsym(h, "fake_cuda_watch");
-		watched = (long (*)(long *, long *))dlsym(h, "fake_cuda_watched");
-		registered = (int (*)(const void *))dlsym(h, "fake_cuda_registered");
-	}
+	watch = (void (*)(const void *, size_t))t_fake_hook("fake_cuda_watch", 1);
+	watched = (long (*)(long *, long *))t_fake_hook("fake_cuda_watched", 1);
+	registered = (int (*)(const void *))t_fake_hook("fake_cuda_registered",
+							  1);
 	if (!watch || !watched || !registered) {
 		printf("# not over the stand-in libcudart\n");
 		return T_SKIP;

@@ -6,7 +6,6 @@
  * first (the tests read it as an order, never as a time); the cuda
  * backend maps the range onto CUDA's.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 
 #include "helpers.h"
@@ -136,17 +135,14 @@ static int blocked_urgent_stream_yields_nothing(void)
 static int cuda_priority_mapping(void)
 {
 	static const int want[NLEVELS] = { 0, 0, 0, -1, -1, -2 };
-	const char *lib = getenv("ACCEL_CUDART");
-	int (*last)(void) = NULL;
+	int (*last)(void);
 	const char *name = "";
 	unsigned char *host;
 	accel_stream_t s;
-	void *dev, *h;
+	void *dev;
 	int i;
 
-	h = lib ? dlopen(lib, RTLD_NOW) : NULL;
-	if (h)
-		last = (int (*)(void))dlsym(h, "fake_cuda_last_priority");
+	last = (int (*)(void))t_fake_hook("fake_cuda_last_priority", 1);
 	if (!last) {
 		printf("# not over the stand-in libcudart\n");
 		return T_SKIP;

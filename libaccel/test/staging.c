@@ -408,17 +408,9 @@ static int parallel_fill_exact(void)
 	accel_stream_t s;
 	int round;
 
-	memset(&t, 0, sizeof(t));
-	CHECK(!staging_env("64", "6"));
 	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
-	CHECK(!setenv("ACCEL_TRACE", "1", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	accel_set_log_fn(catch_trace, &t);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, 4 * n));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&out, 4 * n, 0));
-	src = malloc(n);
-	CHECK(src);
+	CHECK_OK(staging_trace_begin(&t, "64", "6", &ctx));
+	CHECK_OK(staging_bufs(ctx, 4 * n, n, &s, &dev, &out, &src));
 	for (round = 0; round < 8; round++) {
 		t_fill(src, n, (unsigned int)round + 50);
 		CHECK_OK(accel_memcpy_async(s, dev + (round % 4) * n, src, n,
@@ -433,11 +425,8 @@ static int parallel_fill_exact(void)
 						   (unsigned int)(round - 3 + i) + 50));
 		}
 	}
-	accel_context_destroy(ctx);
-	accel_set_log_fn(NULL, NULL);
-	unsetenv("ACCEL_TRACE");
+	staging_trace_end(ctx);
 	unsetenv("ACCEL_STAGING_THREADS");
-	staging_env_reset();
 	free(src);
 	CHECK(t.seen == 1);
 	printf("# %llu pieces by the fill threads, %llu filled by the caller, %llu spilled\n",

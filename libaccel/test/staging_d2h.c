@@ -41,11 +41,7 @@ static int d2h_pipelined_done_when_passed(void)
 
 	CHECK(!staging_env("64", "3"));
 	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&host, n, 0));
-	dst = malloc(n);
-	CHECK(dst);
+	CHECK_OK(staging_bufs(NULL, n, n, &s, &dev, &host, &dst));
 	for (round = 0; round < 6; round++) {
 		memset(dst, 0, n);
 		t_fill(host, n, (unsigned int)round + 90);
@@ -69,6 +65,48 @@ static int d2h_pipelined_done_when_passed(void)
 }
 
 /*
+ * Behind a gate a D2H of @n bytes of @dev into pageable @dst stays
+ * asynchronous: the call returns with @dst untouched, which holds the
+ * bytes, those of @host, once the gate opened.
+ */
+static int d2h_gated_stays_queued(accel_stream_t s, unsigned char *dst,
+				  const unsigned char *dev,
+				  const unsigned char *host, size_t n)
+{
+	accel_event_t gate;
+
+	memset(dst, 0, n);
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK(dst[0] == 0 && dst[n - 1] == 0);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(!memcmp(dst, host, n));
+	accel_event_destroy(gate);
+	return T_PASS;
+}
+
+/*
+ * One round of an in-call test: @n bytes of @host filled with
+ * t_fill(@seed) and copied H2D into @dev, then their D2H into pageable
+ * @dst on the idle stream @s: the call finishes it, the bytes are there
+ * when it returns.
+ */
+static int d2h_round_in_call(accel_stream_t s, unsigned char *dst,
+			     unsigned char *dev, unsigned char *host, size_t n,
+			     unsigned int seed)
+{
+	t_fill(host, n, seed);
+	CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	memset(dst, 0, n);
+	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
+	/* No synchronize: the call finished the copy. */
+	CHECK(t_check_fill(dst, n, seed));
+	return T_PASS;
+}
+
+/*
  * A small D2H into pageable memory on a stream with nothing queued is
  * finished in the call: the destination holds the bytes when it returns,
  * no worker took part and nothing waits on the stream. Behind a gate the
@@ -82,20 +120,11 @@ static int small_d2h_idle_in_call(void)
 	unsigned char *host, *dev, *dst;
 	struct trace_catch t;
 	accel_context *ctx;
-	accel_event_t gate;
 	accel_stream_t s;
 	int i;
 
-	memset(&t, 0, sizeof(t));
-	CHECK(!staging_env("256", "2"));
-	CHECK(!setenv("ACCEL_TRACE", "1", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	accel_set_log_fn(catch_trace, &t);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, N * n));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&host, N * n, 0));
-	dst = malloc(n);
-	CHECK(dst);
+	CHECK_OK(staging_trace_begin(&t, "256", "2", &ctx));
+	CHECK_OK(staging_bufs(ctx, N * n, n, &s, &dev, &host, &dst));
 	t_fill(host, N * n, 11);
 	CHECK_OK(accel_memcpy_async(s, dev, host, N * n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
@@ -107,18 +136,8 @@ static int small_d2h_idle_in_call(void)
 		CHECK(!memcmp(dst, host + i * n, n));
 	}
 	/* Behind other work: queued, not waited for. */
-	memset(dst, 0, n);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
-	CHECK(dst[0] == 0 && dst[n - 1] == 0);
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(!memcmp(dst, host, n));
-	accel_event_destroy(gate);
-	accel_context_destroy(ctx);
-	accel_set_log_fn(NULL, NULL);
-	unsetenv("ACCEL_TRACE");
-	staging_env_reset();
+	CHECK(d2h_gated_stays_queued(s, dst, dev, host, n) == T_PASS);
+	staging_trace_end(ctx);
 	free(dst);
 	CHECK(t.seen == 1);
 	printf("# %llu D2H finished in the call, %llu handed to a worker\n",
@@ -128,13 +147,6 @@ static int small_d2h_idle_in_call(void)
 	return T_PASS;
 }
 
-/*
- * A D2H into pageable memory of many chunks, on a stream with nothing
- * queued, is finished in the call too: more pieces than the pool has
- * chunks, each chunk copied out and reused while later pieces are on the
- * wire; the destination holds every byte when the call returns and no
- * worker took part. The same copy behind a gate stays asynchronous.
- */
 /*
  * With a pool of one chunk the chunk path cannot keep a chunk spare for
  * other streams, yet a D2H on an idle stream is still finished when the
@@ -151,20 +163,12 @@ static int d2h_idle_one_chunk_in_call(void)
 	CHECK(!staging_env("64", "1"));
 	CHECK(!setenv("ACCEL_STAGING_SMALL_KB", "0", 1));
 	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
-	dst = malloc(n);
-	CHECK(dst);
+	CHECK_OK(staging_bufs(ctx, n, n, &s, &dev, &host, &dst));
 	for (round = 0; round < 3; round++) {
-		t_fill(host, n, (unsigned int)round + 40);
-		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		memset(dst, 0, n);
-		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
-		/* No synchronize: the call finished the copy. */
+		CHECK(d2h_round_in_call(s, dst, dev, host, n,
+					(unsigned int)round + 40) == T_PASS);
+		/* Nothing of it is left queued. */
 		CHECK_OK(accel_stream_query(s));
-		CHECK(t_check_fill(dst, n, (unsigned int)round + 40));
 	}
 	accel_context_destroy(ctx);
 	unsetenv("ACCEL_STAGING_SMALL_KB");
@@ -173,47 +177,30 @@ static int d2h_idle_one_chunk_in_call(void)
 	return T_PASS;
 }
 
+/*
+ * A D2H into pageable memory of many chunks, on a stream with nothing
+ * queued, is finished in the call too: more pieces than the pool has
+ * chunks, each chunk copied out and reused while later pieces are on the
+ * wire; the destination holds every byte when the call returns and no
+ * worker took part. The same copy behind a gate stays asynchronous.
+ */
 static int large_d2h_idle_in_call(void)
 {
 	const size_t n = 10 * 64 * KB + 5;
 	unsigned char *host, *dev, *dst;
 	struct trace_catch t;
 	accel_context *ctx;
-	accel_event_t gate;
 	accel_stream_t s;
 	int round;
 
-	memset(&t, 0, sizeof(t));
-	CHECK(!staging_env("64", "3"));
-	CHECK(!setenv("ACCEL_TRACE", "1", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	accel_set_log_fn(catch_trace, &t);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
-	dst = malloc(n);
-	CHECK(dst);
-	for (round = 0; round < 3; round++) {
-		t_fill(host, n, (unsigned int)round + 30);
-		CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		memset(dst, 0, n);
-		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
-		/* No synchronize: the call finished the copy. */
-		CHECK(t_check_fill(dst, n, (unsigned int)round + 30));
-	}
-	memset(dst, 0, n);
-	CHECK_OK(t_gate(s, &gate));
-	CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
-	CHECK(dst[0] == 0 && dst[n - 1] == 0);
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK_OK(staging_trace_begin(&t, "64", "3", &ctx));
+	CHECK_OK(staging_bufs(ctx, n, n, &s, &dev, &host, &dst));
+	for (round = 0; round < 3; round++)
+		CHECK(d2h_round_in_call(s, dst, dev, host, n,
+					(unsigned int)round + 30) == T_PASS);
+	CHECK(d2h_gated_stays_queued(s, dst, dev, host, n) == T_PASS);
 	CHECK(t_check_fill(dst, n, 32));
-	accel_event_destroy(gate);
-	accel_context_destroy(ctx);
-	accel_set_log_fn(NULL, NULL);
-	unsetenv("ACCEL_TRACE");
-	staging_env_reset();
+	staging_trace_end(ctx);
 	free(dst);
 	CHECK(t.seen == 1);
 	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
@@ -281,11 +268,7 @@ static int d2h_in_call_beside_chunks(void)
 
 	CHECK(!staging_env("64", "2"));
 	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&host, n, 0));
-	dst = malloc(n);
-	CHECK(dst);
+	CHECK_OK(staging_bufs(ctx, n, n, &s, &dev, &host, &dst));
 	t_fill(host, n, 61);
 	CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
@@ -339,11 +322,8 @@ static int hostfn_d2h(void)
 	CHECK(!staging_env("64", "3"));
 	CHECK(t_ctx());
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s2));
-	CHECK_OK(accel_malloc(NULL, (void **)&dev, sizes[1]));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&host, sizes[1], 0));
-	dst = malloc(sizes[1]);
-	CHECK(dst);
+	CHECK_OK(staging_bufs(NULL, sizes[1], sizes[1], &s2, &dev, &host,
+			      &dst));
 	t_fill(host, sizes[1], 19);
 	CHECK_OK(accel_memcpy_async(s2, dev, host, sizes[1],
 				    ACCEL_MEMCPY_H2D));

@@ -45,4 +45,58 @@ static inline void catch_trace(void *data, int prio, const char *msg)
 		t->seen++;
 }
 
+/*
+ * A context of its own for a test that reads the pool's trace: the pool
+ * set by staging_env(@chunk_kb, @chunks), ACCEL_TRACE on, and the line
+ * the context writes when staging_trace_end() destroys it caught into
+ * @t. 0 or -errno.
+ */
+static inline int staging_trace_begin(struct trace_catch *t,
+				      const char *chunk_kb, const char *chunks,
+				      accel_context **ctx)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (staging_env(chunk_kb, chunks) || setenv("ACCEL_TRACE", "1", 1))
+		return -EINVAL;
+	ret = accel_context_create(ctx, 0);
+	if (!ret)
+		accel_set_log_fn(catch_trace, t);
+	return ret;
+}
+
+/* Destroy @ctx, which writes its trace line, and undo staging_trace_begin(). */
+static inline void staging_trace_end(accel_context *ctx)
+{
+	accel_context_destroy(ctx);
+	accel_set_log_fn(NULL, NULL);
+	unsetenv("ACCEL_TRACE");
+	staging_env_reset();
+}
+
+/*
+ * What a copy test works with, on @ctx (NULL: the current context): a
+ * stream, @n bytes of device memory and as many of pinned host memory,
+ * and @page_n bytes of pageable memory from malloc(3), the caller's to
+ * free. 0 or -errno.
+ */
+static inline int staging_bufs(accel_context *ctx, size_t n, size_t page_n,
+			       accel_stream_t *s, unsigned char **dev,
+			       unsigned char **host, unsigned char **page)
+{
+	int ret = accel_stream_create(ctx, 0, 0, s);
+
+	if (!ret)
+		ret = accel_malloc(ctx, (void **)dev, n);
+	if (!ret)
+		ret = accel_host_alloc(ctx, (void **)host, n, 0);
+	if (!ret) {
+		*page = malloc(page_n);
+		if (!*page)
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
 #endif /* LIBACCEL_TEST_STAGING_HELPERS_H */

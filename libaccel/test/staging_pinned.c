@@ -5,7 +5,6 @@
  * within RLIMIT_MEMLOCK for an unprivileged user, and every pin given back
  * when the process is killed mid-pipeline.
  */
-#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -226,18 +225,14 @@ out:
  */
 static int chunks_cuda_registered_once(void)
 {
-	long (*regs)(long *) = NULL;
-	const char *lib = getenv("ACCEL_CUDART");
 	const size_t n = 5 * 64 * KB;
+	long (*regs)(long *);
 	unsigned char *src, *dev;
 	long r0, r1, r2;
 	accel_stream_t s;
-	void *h;
 	int i;
 
-	h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
-	if (h)
-		regs = (long (*)(long *))dlsym(h, "fake_cuda_host_registrations");
+	regs = (long (*)(long *))t_fake_hook("fake_cuda_host_registrations", 0);
 	if (!regs) {
 		printf("# not over the stand-in libcudart\n");
 		return T_SKIP;

@@ -9,6 +9,33 @@
 #include "staging_helpers.h"
 
 /*
+ * Behind a gate, @count small pageable H2D copies of @n bytes into
+ * consecutive ranges of @dev, the i-th of t_fill(@seed + i) from @src,
+ * which is overwritten as soon as each call returns; then their D2H into
+ * pinned @out, the gate opened and @s synchronized.
+ */
+static int ring_burst(accel_stream_t s, unsigned char *dev,
+		      unsigned char *out, unsigned char *src, size_t n,
+		      int count, unsigned int seed)
+{
+	accel_event_t gate;
+	int i;
+
+	CHECK_OK(t_gate(s, &gate));
+	for (i = 0; i < count; i++) {
+		t_fill(src, n, seed + (unsigned int)i);
+		CHECK_OK(accel_memcpy_async(s, dev + i * n, src, n,
+					    ACCEL_MEMCPY_H2D));
+		memset(src, 0xee, n);
+	}
+	CHECK_OK(accel_memcpy_async(s, out, dev, count * n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	accel_event_destroy(gate);
+	return T_PASS;
+}
+
+/*
  * A burst of small pageable copies takes slots of the ring: the calling
  * thread copies each source and submits it, with no hand-off to a worker
  * and no wait for an earlier copy's completion, far more copies than the
@@ -22,37 +49,15 @@ static int small_burst_no_waits(void)
 	struct trace_catch t;
 	unsigned char *src, *dev, *out;
 	accel_context *ctx;
-	accel_event_t gate;
 	accel_stream_t s;
 	int i;
 
-	memset(&t, 0, sizeof(t));
-	CHECK(!staging_env("4096", "4"));
-	CHECK(!setenv("ACCEL_TRACE", "1", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	accel_set_log_fn(catch_trace, &t);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, N * n));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&out, N * n, 0));
-	src = malloc(n);
-	CHECK(src);
-	CHECK_OK(t_gate(s, &gate));
-	for (i = 0; i < N; i++) {
-		t_fill(src, n, (unsigned int)i + 7);
-		CHECK_OK(accel_memcpy_async(s, dev + i * n, src, n,
-					    ACCEL_MEMCPY_H2D));
-		memset(src, 0xee, n);
-	}
-	CHECK_OK(accel_memcpy_async(s, out, dev, N * n, ACCEL_MEMCPY_D2H));
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK_OK(staging_trace_begin(&t, "4096", "4", &ctx));
+	CHECK_OK(staging_bufs(ctx, N * n, n, &s, &dev, &out, &src));
+	CHECK(ring_burst(s, dev, out, src, n, N, 7) == T_PASS);
 	for (i = 0; i < N; i++)
 		CHECK(t_check_fill(out + i * n, n, (unsigned int)i + 7));
-	accel_event_destroy(gate);
-	accel_context_destroy(ctx);
-	accel_set_log_fn(NULL, NULL);
-	unsetenv("ACCEL_TRACE");
-	staging_env_reset();
+	staging_trace_end(ctx);
 	free(src);
 	CHECK(t.seen == 1);
 	printf("# %llu through the ring, %llu ring waits, %llu filled in a chunk, %llu handed to a worker, %llu spilled, %llu chunk waits\n",
@@ -129,34 +134,19 @@ static int ring_full_behind_gate(void)
 	enum { N = 40 };
 	const size_t n = 4 * KB;
 	unsigned char *src, *dev, *out;
-	accel_event_t gate;
 	accel_stream_t s;
 	int i;
 
 	/* A 64 KiB ring: 16 slots of 4 KiB. */
 	CHECK(!staging_env("64", "2"));
 	CHECK(t_ctx());
-	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
-	CHECK_OK(accel_malloc(NULL, (void **)&dev, N * n));
-	CHECK_OK(accel_host_alloc(NULL, (void **)&out, N * n, 0));
-	src = malloc(n);
-	CHECK(src);
-	CHECK_OK(t_gate(s, &gate));
-	for (i = 0; i < N; i++) {
-		t_fill(src, n, (unsigned int)i + 300);
-		CHECK_OK(accel_memcpy_async(s, dev + i * n, src, n,
-					    ACCEL_MEMCPY_H2D));
-		memset(src, 0xee, n);
-	}
-	CHECK_OK(accel_memcpy_async(s, out, dev, N * n, ACCEL_MEMCPY_D2H));
-	CHECK_OK(t_gate_open(gate));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK_OK(staging_bufs(NULL, N * n, n, &s, &dev, &out, &src));
+	CHECK(ring_burst(s, dev, out, src, n, N, 300) == T_PASS);
 	for (i = 0; i < N; i++)
 		if (!t_check_fill(out + i * n, n, (unsigned int)i + 300)) {
 			printf("# copy %d: its slot was reused before it ran\n", i);
 			return T_FAIL;
 		}
-	accel_event_destroy(gate);
 	free(src);
 	staging_env_reset();
 	return T_PASS;

@@ -53,6 +53,7 @@ expected() {
 	0644 $PREFIX/include/libaccel.h
 	0644 $PREFIX/include/libaccel/accelstream.h
 	0644 $PREFIX/include/libaccel/acl_compat.h
+	0644 $PREFIX/include/libaccel/compat_default.h
 	0644 $PREFIX/include/libaccel/context.h
 	0644 $PREFIX/include/libaccel/copy.h
 	0644 $PREFIX/include/libaccel/error.h

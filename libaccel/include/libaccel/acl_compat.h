@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "libaccel.h"
+#include "compat_default.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,27 +115,6 @@ static inline aclError accel_acl_error(int err)
 	}
 }
 
-#ifndef ACCEL_COMPAT_DEFAULT_LOCK
-#define ACCEL_COMPAT_DEFAULT_LOCK
-/* One lock for the default context: see libaccel/cuda_compat.h. */
-__attribute__((weak)) pthread_mutex_t accel_compat_default_lock =
-	PTHREAD_MUTEX_INITIALIZER;
-#endif
-
-/* The process's default context, made once if there is none; 0 or -errno. */
-static inline int accel_acl_default_context(void)
-{
-	accel_context *ctx;
-	int r;
-
-	pthread_mutex_lock(&accel_compat_default_lock);
-	r = accel_context_get_current(&ctx);
-	if (r)
-		r = accel_context_create(&ctx, 0);
-	pthread_mutex_unlock(&accel_compat_default_lock);
-	return r;
-}
-
 /* 0 or a relative timeout in ns from AscendCL's milliseconds (-1: none). */
 static inline uint64_t accel_acl_timeout(int32_t timeout_ms)
 {
@@ -161,7 +141,7 @@ static inline aclError aclFinalize(void)
 
 static inline aclError aclrtGetDeviceCount(uint32_t *count)
 {
-	int n = 0, r = accel_acl_default_context();
+	int n = 0, r = accel_compat_default_context();
 
 	if (!count)
 		return ACL_ERROR_INVALID_PARAM;
@@ -180,7 +160,7 @@ static inline aclError aclrtGetDeviceCount(uint32_t *count)
  */
 static inline aclError aclrtSetDevice(int32_t deviceId)
 {
-	int r = accel_acl_default_context();
+	int r = accel_compat_default_context();
 
 	if (r)
 		return accel_acl_error(r);

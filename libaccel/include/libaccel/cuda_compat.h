@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "libaccel.h"
+#include "compat_default.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -158,36 +159,10 @@ static inline cudaError_t accel_cuda_ret(int err)
 	return e;
 }
 
-#ifndef ACCEL_COMPAT_DEFAULT_LOCK
-#define ACCEL_COMPAT_DEFAULT_LOCK
-/*
- * Serializes making the default (primary) context, in cuda_compat.h and
- * acl_compat.h alike. Weak, so that every translation unit of the
- * program that includes either header shares one lock: threads whose
- * first calls race make one context between them.
- */
-__attribute__((weak)) pthread_mutex_t accel_compat_default_lock =
-	PTHREAD_MUTEX_INITIALIZER;
-#endif
-
-/* Make the primary context if the process has none; 0 or -errno. */
-static inline int accel_cuda_primary(void)
-{
-	accel_context *ctx;
-	int r;
-
-	pthread_mutex_lock(&accel_compat_default_lock);
-	r = accel_context_get_current(&ctx);
-	if (r)
-		r = accel_context_create(&ctx, 0);
-	pthread_mutex_unlock(&accel_compat_default_lock);
-	return r;
-}
-
 /* Run a libaccel call; with no context yet, make the primary one. */
 #define ACCEL_CUDA_CALL(call) do {					\
 	int _r = (call);						\
-	if (_r == -ENODEV && !accel_cuda_primary())			\
+	if (_r == -ENODEV && !accel_compat_default_context())		\
 		_r = (call);						\
 	return accel_cuda_ret(_r);					\
 } while (0)
@@ -268,6 +243,17 @@ static inline cudaError_t cudaGetDevice(int *device)
 	ACCEL_CUDA_CALL(accel_context_get_device(NULL, device));
 }
 
+/* cudaSuccess when @device is the current context's (cudaGetDevice). */
+static inline cudaError_t accel_cuda_device_is_current(int device)
+{
+	int cur;
+	cudaError_t e = cudaGetDevice(&cur);
+
+	if (e == cudaSuccess && device != cur)
+		e = accel_cuda_last_error = cudaErrorInvalidDevice;
+	return e;
+}
+
 /*
  * The current context's current device (accel_context_set_device()):
  * streams and device memory made from now on go there. The device is the
@@ -276,7 +262,7 @@ static inline cudaError_t cudaGetDevice(int *device)
  */
 static inline cudaError_t cudaSetDevice(int device)
 {
-	int r = accel_cuda_primary();
+	int r = accel_compat_default_context();
 
 	if (r)
 		return accel_cuda_ret(r);
@@ -291,16 +277,13 @@ static inline cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop,
 {
 	struct accel_device_prop p;
 	unsigned int i;
-	int cur;
 	cudaError_t e;
 
 	if (!prop)
 		return accel_cuda_ret(-EINVAL);
-	e = cudaGetDevice(&cur);
+	e = accel_cuda_device_is_current(device);
 	if (e != cudaSuccess)
 		return e;
-	if (device != cur)
-		return accel_cuda_last_error = cudaErrorInvalidDevice;
 	e = accel_cuda_ret(accel_device_get_properties(NULL, &p));
 	if (e != cudaSuccess)
 		return e;
@@ -434,7 +417,7 @@ static inline cudaError_t cudaStreamAddCallback(cudaStream_t stream,
 	cb->arg = userData;
 	r = accel_stream_add_callback(stream, accel_cuda_callback_run, cb,
 				      flags);
-	if (r == -ENODEV && !accel_cuda_primary())
+	if (r == -ENODEV && !accel_compat_default_context())
 		r = accel_stream_add_callback(stream, accel_cuda_callback_run,
 					      cb, flags);
 	if (r)
@@ -511,7 +494,7 @@ static inline cudaError_t cudaMalloc(void **devPtr, size_t size)
 static inline cudaError_t cudaFree(void *devPtr)
 {
 	if (!devPtr)
-		return accel_cuda_ret(accel_cuda_primary());
+		return accel_cuda_ret(accel_compat_default_context());
 	return accel_cuda_ret(accel_free(devPtr));
 }
 
@@ -533,15 +516,12 @@ static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool,
 {
 	accel_context *ctx = NULL;
 	cudaError_t e;
-	int cur;
 
 	if (!pool)
 		return accel_cuda_ret(-EINVAL);
-	e = cudaGetDevice(&cur);
+	e = accel_cuda_device_is_current(device);
 	if (e != cudaSuccess)
 		return e;
-	if (device != cur)
-		return accel_cuda_last_error = cudaErrorInvalidDevice;
 	e = accel_cuda_ret(accel_context_get_current(&ctx));
 	if (e == cudaSuccess)
 		*pool = ctx;
