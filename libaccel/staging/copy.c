@@ -359,12 +359,18 @@ struct d2h_piece {
 /*
  * D2H into pageable memory on a stream with nothing queued, finished in
  * the call (as CUDA's pageable D2H is): pieces go on the wire into every
- * free chunk at once; the calling thread waits for the oldest as a
- * synchronize would, copies it out with the fill threads, and puts the
- * next piece into that chunk, while the later pieces are still on the
- * wire. No worker, no event, no HOST_WAIT: the stream is never held by a
- * thread's wake-up, and the destination holds the bytes when the call
- * returns, before anything queued after it runs. 1: not taken (the
+ * free chunk, one after the other; the calling thread waits for the
+ * oldest as a synchronize would, copies it out with the fill threads
+ * (kept awake while it waits), and puts the next piece into that chunk,
+ * while the later pieces are still on the wire. Each piece is polled for
+ * once as soon as it is queued: a backend that learns of completions
+ * lazily (cuda: one completion marker after a stream's newest work, made
+ * when someone looks) then sees each piece land on its own, rather than
+ * the first only once the last of them has. No worker, no event, no
+ * HOST_WAIT: the stream is never held by a thread's wake-up, and the
+ * destination holds the bytes when the call returns, before anything
+ * queued after it runs. The copy-out is a plain one (the call checked the
+ * destination writable when it began: libaccel(7)). 1: not taken (the
  * stream has work queued, or no chunk is free), the asynchronous path is
  * to serve it. Drops and retakes the pool lock.
  */
@@ -377,6 +383,7 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 	size_t launched = 0, piece;
 	struct accel_desc d;
 	bool failed = false;
+	uint64_t t0 = 0, t1 = 0;
 	int ret = 0, err;
 
 	/* A host function does not wait for the device (-EDEADLK's rule). */
@@ -390,26 +397,26 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 		piece = PAR_PIECE_MIN;
 	piece = (piece + 4095) & ~(size_t)4095;
 	for (;;) {
-		while (!ret && !failed && launched < bytes &&
-		       n < STAGING_MAX_CHUNKS) {
-			struct d2h_piece *pc = &q[(first + n) % STAGING_MAX_CHUNKS];
-			struct stage_chunk *c;
+		struct d2h_piece *pc;
+		struct stage_chunk *c = NULL;
 
-			if (stage_chunk_now_locked(p, &c) || !c)
-				break;
+		if (!ret && !failed && launched < bytes &&
+		    n < STAGING_MAX_CHUNKS &&
+		    !stage_chunk_now_locked(p, &c) && c &&
+		    !chunk_spare_locked(p, c)) {
 			/*
 			 * The pool lock is dropped while a piece is waited for:
 			 * leave one chunk the other streams' pieces can queue
 			 * on (stage_chunk_pick_locked()).
 			 */
-			if (!chunk_spare_locked(p, c)) {
-				if (p->nchunks < p->max_chunks && !p->full) {
-					if (!stage_chunk_add_locked(p))
-						continue;
-					p->full = true;
-				}
-				break;
-			}
+			if (p->nchunks < p->max_chunks && !p->full &&
+			    !stage_chunk_add_locked(p))
+				continue;
+			p->full = true;
+			c = NULL;
+		}
+		if (c && !ret && !failed && launched < bytes) {
+			pc = &q[(first + n) % STAGING_MAX_CHUNKS];
 			pc->c = c;
 			pc->off = launched;
 			pc->len = bytes - launched;
@@ -420,28 +427,40 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 			desc_copy(&d, c->r.handle, 0, src->handle,
 				  src->offset + launched, pc->len);
 			ret = accel_submit(p->ctx, kstream, &d, 1, &pc->seq);
-			if (ret)
-				break;
-			c->filling = true;
-			c->kstream = kstream;
-			*seq = pc->seq;
-			launched += pc->len;
-			n++;
+			if (!ret) {
+				c->filling = true;
+				c->kstream = kstream;
+				*seq = pc->seq;
+				launched += pc->len;
+				n++;
+				pthread_mutex_unlock(&p->lock);
+				p->ctx->backend->poll(p->ctx);
+				pthread_mutex_lock(&p->lock);
+				continue;
+			}
 		}
 		if (!n)
 			break;
 		/* The oldest piece: landed, then copied out, its chunk free. */
-		struct d2h_piece *pc = &q[first];
-
+		pc = &q[first];
 		pthread_mutex_unlock(&p->lock);
+		if (p->trace)
+			t0 = stage_mono_ns();
+		if (pc->len >= 2 * FILL_SLICE_MIN)
+			stage_fill_warm(p);
 		err = failed ? -EIO : stage_seq_wait_unlocked(p, kstream,
 							       pc->seq);
-		if (!err && stage_par_copy(p, (char *)dst + pc->off,
-					   (void *)pc->c->r.base, pc->len,
-					   true))
-			accel_check_dst_gone((char *)dst + pc->off, pc->len,
-					     kstream);
+		if (p->trace)
+			t1 = stage_mono_ns();
+		if (!err)
+			stage_par_copy(p, (char *)dst + pc->off,
+				       (void *)pc->c->r.base, pc->len, false);
 		pthread_mutex_lock(&p->lock);
+		if (p->trace && !err) {
+			p->tr.d2h_pieces++;
+			p->tr.d2h_wait_ns += t1 - t0;
+			p->tr.d2h_out_ns += stage_mono_ns() - t1;
+		}
 		if (err == -ENOENT || err == -ECANCELED) {
 			/*
 			 * Destroyed under the call, or the pool stops: when

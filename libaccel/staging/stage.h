@@ -92,6 +92,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "accel_int.h"
 #include "staging.h"
@@ -106,6 +107,7 @@
 #define CHECK_SLICE_MIN		(4 << 20)
 #define PAR_PIECE_MIN		(1 << 20)
 #define FILL_SPIN_NS		50000	/* a fill thread looks for more work */
+#define FILL_WARM_NS		100000	/* ... and for a copy-out on its way */
 #define STAGE_DESCS		4	/* most descriptors one piece takes */
 
 /* Bytes a pageable source shares with an unfinished out: read them late. */
@@ -181,6 +183,9 @@ struct stage_trace {
 	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
 	uint64_t spills;	/* pieces kept in unpinned memory */
 	uint64_t par_fills;	/* pieces the fill threads filled */
+	/* D2H finished in the call, timed: through the chunks, the ring */
+	uint64_t d2h_pieces, d2h_wait_ns, d2h_out_ns;
+	uint64_t ring_d2h_wait_ns, ring_d2h_out_ns;
 };
 
 struct stage_chunk {
@@ -218,6 +223,7 @@ struct accel_staging {
 	pthread_cond_t out_cond;	/* an out is done, or stop */
 	struct stage_chunk chunks[STAGING_MAX_CHUNKS];
 	struct stage_ring ring;
+	bool trace;		/* ACCEL_TRACE: time the D2H in the call too */
 	struct stage_trace tr;
 
 	/* Protects the fill threads' queue, below. */
@@ -228,8 +234,18 @@ struct accel_staging {
 	bool fill_stop;
 	unsigned int nfill;
 	unsigned int fill_queued;	/* tasks queued so far (atomic) */
+	unsigned int fill_sleeping;	/* threads in fill_cond's wait */
+	uint64_t fill_warm;	/* mono ns: look for tasks until (atomic) */
 	pthread_t fill[STAGING_MAX_THREADS];
 };
+
+static inline uint64_t stage_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* pool.c */
 unsigned long stage_env_ulong(const char *name, unsigned long def,
@@ -296,6 +312,8 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 void stage_fill_queue(struct accel_staging *p, struct fill_task *t);
 /* Until @t is copied; this thread copies it if no fill thread took it. */
 void stage_fill_wait(struct accel_staging *p, struct fill_task *t);
+/* A parallel copy-out comes soon: the fill threads stay awake for it. */
+void stage_fill_warm(struct accel_staging *p);
 
 /* out.c */
 struct stage_out *stage_out_add_locked(struct accel_staging *p,
