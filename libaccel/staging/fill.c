@@ -205,26 +205,63 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 	return t.fault ? -EFAULT : 0;
 }
 
-void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
+/* Queue @t, its slices set, behind the others; kick @all threads or one. */
+static void fill_append(struct accel_staging *p, struct fill_task *t, bool all)
 {
 	struct fill_task **pp;
 
 	t->next = NULL;
-	t->slice = t->len;
-	t->nslices = 1;
 	t->taken = t->done = 0;
 	pthread_mutex_lock(&p->fill_lock);
 	for (pp = &p->tasks; *pp; pp = &(*pp)->next)
 		;
 	*pp = t;
-	fill_kick_locked(p, false);
+	fill_kick_locked(p, all);
 	pthread_mutex_unlock(&p->fill_lock);
+}
+
+void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
+{
+	t->slice = t->len;
+	t->nslices = 1;
+	fill_append(p, t, false);
+}
+
+void stage_fill_post(struct accel_staging *p, struct fill_task *t)
+{
+	t->slice = FILL_SLICE_MIN;
+	t->nslices = (unsigned int)((t->len + t->slice - 1) / t->slice);
+	t->taken = t->done = 0;
+	if (t->nslices)
+		fill_append(p, t, t->nslices > 1);
+}
+
+bool stage_fill_done(struct accel_staging *p, struct fill_task *t)
+{
+	bool done;
+
+	pthread_mutex_lock(&p->fill_lock);
+	done = t->done == t->nslices;
+	pthread_mutex_unlock(&p->fill_lock);
+	return done;
+}
+
+bool stage_fill_help(struct accel_staging *p)
+{
+	bool any;
+
+	pthread_mutex_lock(&p->fill_lock);
+	any = p->tasks != NULL;
+	if (any)
+		slice_take_locked(p, p->tasks);
+	pthread_mutex_unlock(&p->fill_lock);
+	return any;
 }
 
 void stage_fill_wait(struct accel_staging *p, struct fill_task *t)
 {
 	pthread_mutex_lock(&p->fill_lock);
-	if (t->taken < t->nslices)
+	while (t->taken < t->nslices)
 		slice_take_locked(p, t);
 	while (t->done < t->nslices)
 		pthread_cond_wait(&p->fill_done, &p->fill_lock);

@@ -517,12 +517,14 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 			(unsigned long long)p->tr.chunk_waits);
 	if (p->trace)
 		accel_log_asked(LOG_INFO,
-			"trace: staging: D2H finished in the call, mean us: through the ring %.1f waiting for the device, %.1f copying out; through the chunks (%llu pieces) %.1f waiting for a piece, %.1f copying it out",
+			"trace: staging: D2H finished in the call, mean us: through the ring %.1f waiting for the device, %.1f copying out; through the chunks, per piece (%llu), %.1f of the call, of which %.1f waiting for a piece to land and %.1f for the last copy-outs",
 			p->tr.ring_d2h ? p->tr.ring_d2h_wait_ns / 1e3 /
 					 p->tr.ring_d2h : 0.0,
 			p->tr.ring_d2h ? p->tr.ring_d2h_out_ns / 1e3 /
 					 p->tr.ring_d2h : 0.0,
 			(unsigned long long)p->tr.d2h_pieces,
+			p->tr.d2h_pieces ? p->tr.d2h_ns / 1e3 /
+					   p->tr.d2h_pieces : 0.0,
 			p->tr.d2h_pieces ? p->tr.d2h_wait_ns / 1e3 /
 					   p->tr.d2h_pieces : 0.0,
 			p->tr.d2h_pieces ? p->tr.d2h_out_ns / 1e3 /

@@ -325,6 +325,20 @@ int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
 	}
 }
 
+int stage_seq_poll_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq)
+{
+	struct accel_ctx *ctx = p->ctx;
+	struct accel_stream_sync ss;
+	int ret;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.handle = kstream;
+	ss.seq = seq;
+	ret = ctx->backend->wait_fast(ctx, ring_sync_poll, &ss, 0);
+	return ret == -EINTR ? -ETIME : ret;
+}
+
 /* The slot's stream was destroyed during the wait: its tail event. */
 static int ring_d2h_wait_point(struct accel_staging *p, unsigned int idx)
 {

@@ -183,8 +183,13 @@ struct stage_trace {
 	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
 	uint64_t spills;	/* pieces kept in unpinned memory */
 	uint64_t par_fills;	/* pieces the fill threads filled */
-	/* D2H finished in the call, timed: through the chunks, the ring */
-	uint64_t d2h_pieces, d2h_wait_ns, d2h_out_ns;
+	/*
+	 * D2H finished in the call, timed (ns): through the chunks, the
+	 * calls' time, and of it the calling thread's waits for a piece to
+	 * land and for the last copy-outs; through the ring, its waits and
+	 * copy-outs.
+	 */
+	uint64_t d2h_pieces, d2h_ns, d2h_wait_ns, d2h_out_ns;
 	uint64_t ring_d2h_wait_ns, ring_d2h_out_ns;
 };
 
@@ -296,6 +301,9 @@ void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
  */
 int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
 			    uint64_t seq);
+/* The same, one look only: -ETIME while it has not retired. */
+int stage_seq_poll_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq);
 /* ring.c: nothing is queued on @kstream, and it has not failed. */
 bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream);
 
@@ -310,7 +318,16 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 		    bool write);
 /* Queue @t (dst, src, len set) whole for a fill thread, behind the others. */
 void stage_fill_queue(struct accel_staging *p, struct fill_task *t);
-/* Until @t is copied; this thread copies it if no fill thread took it. */
+/*
+ * Queue @t (dst, src, len set) for the fill threads in slices of
+ * FILL_SLICE_MIN, behind the tasks queued before it, and return at once.
+ */
+void stage_fill_post(struct accel_staging *p, struct fill_task *t);
+/* Whether every slice of @t (queued or posted) is copied. */
+bool stage_fill_done(struct accel_staging *p, struct fill_task *t);
+/* Copy one slice of the oldest task queued, if any: true when it did. */
+bool stage_fill_help(struct accel_staging *p);
+/* Until @t is copied; this thread copies the slices no fill thread took. */
 void stage_fill_wait(struct accel_staging *p, struct fill_task *t);
 /* A parallel copy-out comes soon: the fill threads stay awake for it. */
 void stage_fill_warm(struct accel_staging *p);
