@@ -25,9 +25,10 @@
  * the caller submits the pieces in order as each is full
  * (h2d_parallel_locked(), copy.c). A larger D2H on a stream with nothing
  * queued is finished in the call through the free chunks
- * (d2h_direct_locked()): a COPY per piece, which the caller waits for
- * and copies out, reusing the chunk for a later piece. What none of
- * these takes goes piece by piece, as below.
+ * (d2h_direct_locked()): a COPY per piece; as each lands, in order, its
+ * copy-out is posted to the fill threads (stage_fill_post()) and the
+ * caller goes on to the next, and a chunk whose copy-out is done takes a
+ * later piece. What none of these takes goes piece by piece, as below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
