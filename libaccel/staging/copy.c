@@ -349,34 +349,85 @@ static bool chunk_spare_locked(struct accel_staging *p,
 	return false;
 }
 
-/* One piece of a D2H finished in the call: its chunk and its COPY. */
+/* One piece of a D2H finished in the call: its chunk, its COPY, its copy-out. */
 struct d2h_piece {
 	struct stage_chunk *c;
 	size_t off, len;
 	uint64_t seq;
+	struct fill_task t;	/* posted once the piece landed */
 };
 
 /*
+ * Launch the next piece of a D2H finished in the call into a free chunk
+ * (one left spare for the other streams' pieces: the pool lock is
+ * dropped while this call waits, stage_chunk_pick_locked()): 0 and
+ * @pc set, 1 when no chunk is to be had, or -errno from the submit.
+ */
+static int d2h_launch_locked(struct accel_staging *p, uint32_t kstream,
+			     const struct accel_stage_side *src, size_t off,
+			     size_t len, struct d2h_piece *pc)
+{
+	struct stage_chunk *c;
+	struct accel_desc d;
+	int ret;
+
+	for (;;) {
+		if (stage_chunk_now_locked(p, &c) || !c)
+			return 1;
+		if (chunk_spare_locked(p, c))
+			break;
+		if (p->nchunks >= p->max_chunks || p->full)
+			return 1;
+		if (stage_chunk_add_locked(p)) {
+			p->full = true;
+			return 1;
+		}
+	}
+	if (len > c->r.size)
+		len = c->r.size;
+	desc_copy(&d, c->r.handle, 0, src->handle, src->offset + off, len);
+	ret = accel_submit(p->ctx, kstream, &d, 1, &pc->seq);
+	if (ret)
+		return ret;
+	c->filling = true;
+	c->kstream = kstream;
+	pc->c = c;
+	pc->off = off;
+	pc->len = len;
+	return 0;
+}
+
+/*
  * D2H into pageable memory on a stream with nothing queued, finished in
- * the call (as CUDA's pageable D2H is): pieces go on the wire into every
- * free chunk at once; the calling thread waits for the oldest as a
- * synchronize would, copies it out with the fill threads, and puts the
- * next piece into that chunk, while the later pieces are still on the
- * wire. No worker, no event, no HOST_WAIT: the stream is never held by a
- * thread's wake-up, and the destination holds the bytes when the call
- * returns, before anything queued after it runs. 1: not taken (the
- * stream has work queued, or no chunk is free), the asynchronous path is
- * to serve it. Drops and retakes the pool lock.
+ * the call (as CUDA's pageable D2H is), as a pipeline: pieces go on the
+ * wire into every free chunk, one after the other, each polled for once
+ * as it is queued (a backend that learns of completions lazily, cuda
+ * with one completion marker after a stream's newest work when someone
+ * looks, then sees each piece land on its own, rather than the first only
+ * once the last of them has); as each piece lands, in order, its copy-out
+ * is posted to the fill threads in slices and the calling thread goes on
+ * at once to the next piece, copying slices itself while it polls for
+ * one, and sleeping in a wait (the fill threads kept awake) only with
+ * no slice left to copy; a chunk whose copy-out is done takes the next
+ * piece. So the fill threads copy out back to back while the wire stays
+ * busy, with no barrier per piece. No worker, no event, no HOST_WAIT: the
+ * stream is never held by a thread's wake-up, and the destination holds
+ * the bytes when the call returns, before anything queued after it runs.
+ * The copy-out is a plain one (the call checked the destination writable
+ * when it began: libaccel(7)). 1: not taken (the stream has work queued,
+ * or no chunk is free), the asynchronous path is to serve it. Drops and
+ * retakes the pool lock.
  */
 static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 			     void *dst, const struct accel_stage_side *src,
 			     size_t bytes, uint64_t *seq)
 {
 	struct d2h_piece q[STAGING_MAX_CHUNKS];
-	unsigned int first = 0, n = 0;
+	/* q[first], the oldest, up to n of them; the first @landed posted. */
+	unsigned int first = 0, n = 0, landed = 0;
 	size_t launched = 0, piece;
-	struct accel_desc d;
-	bool failed = false;
+	bool failed = false, stopped = false;
+	uint64_t t0 = 0, t_call = 0, t_wait = 0, t_out = 0;
 	int ret = 0, err;
 
 	/* A host function does not wait for the device (-EDEADLK's rule). */
@@ -384,83 +435,107 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 		return 1;
 	if (!stage_stream_idle_locked(p, kstream))
 		return 1;
+	if (p->trace)
+		t_call = stage_mono_ns();
 	/* Pieces small enough that the first lands soon, at most a chunk. */
 	piece = bytes / 8;
 	if (piece < PAR_PIECE_MIN)
 		piece = PAR_PIECE_MIN;
 	piece = (piece + 4095) & ~(size_t)4095;
 	for (;;) {
-		while (!ret && !failed && launched < bytes &&
-		       n < STAGING_MAX_CHUNKS) {
-			struct d2h_piece *pc = &q[(first + n) % STAGING_MAX_CHUNKS];
-			struct stage_chunk *c;
+		struct d2h_piece *pc;
 
-			if (stage_chunk_now_locked(p, &c) || !c)
-				break;
-			/*
-			 * The pool lock is dropped while a piece is waited for:
-			 * leave one chunk the other streams' pieces can queue
-			 * on (stage_chunk_pick_locked()).
-			 */
-			if (!chunk_spare_locked(p, c)) {
-				if (p->nchunks < p->max_chunks && !p->full) {
-					if (!stage_chunk_add_locked(p))
-						continue;
-					p->full = true;
-				}
-				break;
+		/* The oldest piece is in the destination: its chunk is free. */
+		if (landed && stage_fill_done(p, &q[first].t)) {
+			q[first].c->filling = false;
+			first = (first + 1) % STAGING_MAX_CHUNKS;
+			n--;
+			landed--;
+			continue;
+		}
+		/* Keep the wire busy: the next piece into a free chunk. */
+		if (!ret && !failed && !stopped && launched < bytes &&
+		    n < STAGING_MAX_CHUNKS) {
+			size_t len = bytes - launched < piece ? bytes - launched :
+								 piece;
+
+			pc = &q[(first + n) % STAGING_MAX_CHUNKS];
+			err = d2h_launch_locked(p, kstream, src, launched, len,
+						pc);
+			if (err <= 0)
+				ret = err;
+			if (!err) {
+				*seq = pc->seq;
+				launched += pc->len;
+				n++;
+				pthread_mutex_unlock(&p->lock);
+				p->ctx->backend->poll(p->ctx);
+				pthread_mutex_lock(&p->lock);
+				continue;
 			}
-			pc->c = c;
-			pc->off = launched;
-			pc->len = bytes - launched;
-			if (pc->len > piece)
-				pc->len = piece;
-			if (pc->len > c->r.size)
-				pc->len = c->r.size;
-			desc_copy(&d, c->r.handle, 0, src->handle,
-				  src->offset + launched, pc->len);
-			ret = accel_submit(p->ctx, kstream, &d, 1, &pc->seq);
-			if (ret)
-				break;
-			c->filling = true;
-			c->kstream = kstream;
-			*seq = pc->seq;
-			launched += pc->len;
-			n++;
 		}
-		if (!n)
+		if (landed < n && !stopped) {
+			/* The next piece on the wire: landed yet? */
+			pc = &q[(first + landed) % STAGING_MAX_CHUNKS];
+			pthread_mutex_unlock(&p->lock);
+			err = failed ? -EIO :
+			      stage_seq_poll_unlocked(p, kstream, pc->seq);
+			if (err == -ETIME && !stage_fill_help(p)) {
+				/* Nothing to copy meanwhile: wait for it. */
+				if (p->trace)
+					t0 = stage_mono_ns();
+				if (pc->len >= 2 * FILL_SLICE_MIN)
+					stage_fill_warm(p);
+				err = stage_seq_wait_unlocked(p, kstream,
+							      pc->seq);
+				if (p->trace)
+					t_wait += stage_mono_ns() - t0;
+			}
+			pthread_mutex_lock(&p->lock);
+			if (err == -ETIME)
+				continue;
+			memset(&pc->t, 0, sizeof(pc->t));
+			if (!err) {
+				pc->t.dst = (char *)dst + pc->off;
+				pc->t.src = (const char *)pc->c->r.base;
+				pc->t.len = pc->len;
+				p->tr.d2h_pieces++;
+			} else if (err == -EIO) {
+				/* It and the later pieces never land (the stream failed). */
+				failed = true;
+			} else {
+				/*
+				 * -ENOENT, -ECANCELED: destroyed under the
+				 * call, or the pool stops. When the pieces
+				 * still on the wire land cannot be told: their
+				 * chunks stay out of use.
+				 */
+				stopped = true;
+				n = landed;
+				continue;
+			}
+			stage_fill_post(p, &pc->t);
+			landed++;
+			continue;
+		}
+		if (!landed)
 			break;
-		/* The oldest piece: landed, then copied out, its chunk free. */
-		struct d2h_piece *pc = &q[first];
-
+		/* Every piece launched has landed: copy out the oldest. */
 		pthread_mutex_unlock(&p->lock);
-		err = failed ? -EIO : stage_seq_wait_unlocked(p, kstream,
-							       pc->seq);
-		if (!err && stage_par_copy(p, (char *)dst + pc->off,
-					   (void *)pc->c->r.base, pc->len,
-					   true))
-			accel_check_dst_gone((char *)dst + pc->off, pc->len,
-					     kstream);
+		if (p->trace)
+			t0 = stage_mono_ns();
+		stage_fill_wait(p, &q[first].t);
+		if (p->trace)
+			t_out += stage_mono_ns() - t0;
 		pthread_mutex_lock(&p->lock);
-		if (err == -ENOENT || err == -ECANCELED) {
-			/*
-			 * Destroyed under the call, or the pool stops: when
-			 * the pieces still on the wire land cannot be told;
-			 * their chunks stay out of use.
-			 */
-			return 0;
-		}
-		/* -EIO: this and the later pieces never land (the stream failed). */
-		if (err)
-			failed = true;
-		pc->c->filling = false;
-		first = (first + 1) % STAGING_MAX_CHUNKS;
-		n--;
-		if (!n && (failed || ret || launched == bytes))
-			break;
 	}
 	if (!launched)
 		return ret ? ret : 1;
+	if (p->trace) {
+		p->tr.d2h_ns += stage_mono_ns() - t_call;
+		p->tr.d2h_wait_ns += t_wait;
+		p->tr.d2h_out_ns += t_out;
+	}
 	/* The stream's failure is the synchronize's to report, as for any copy. */
 	p->tr.d2h_direct++;
 	return ret;

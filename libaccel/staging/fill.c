@@ -3,7 +3,6 @@
  * The staging pool (stage.h): the fill threads, which copy slices of a
  * large fill or copy-out alongside the thread that asked for it.
  */
-#include <time.h>
 #include <unistd.h>
 
 #include "stage.h"
@@ -47,14 +46,6 @@ static void slice_take_locked(struct accel_staging *p, struct fill_task *t)
 		pthread_cond_broadcast(&p->fill_done);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* A task was queued, of slices for @all threads or one: fill_lock held. */
 static void fill_kick_locked(struct accel_staging *p, bool all)
 {
@@ -70,14 +61,15 @@ static void fill_kick_locked(struct accel_staging *p, bool all)
  * fill_lock dropped meanwhile: in a burst of copies the next call's task
  * comes within microseconds, and a thread woken from the condition
  * variable comes tens of microseconds late, by when the caller has
- * copied most slices alone. Idle, the threads sleep.
+ * copied most slices alone. Likewise until the deadline of
+ * stage_fill_warm(), when a copy-out is about to come. Idle, the threads
+ * sleep.
  */
-static void fill_spin_unlocked(struct accel_staging *p, unsigned int seen)
+static void fill_spin_unlocked(struct accel_staging *p, unsigned int seen,
+			       uint64_t until)
 {
-	uint64_t until = mono_ns() + FILL_SPIN_NS;
-
 	while (__atomic_load_n(&p->fill_queued, __ATOMIC_ACQUIRE) == seen &&
-	       mono_ns() < until) {
+	       stage_mono_ns() < until) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #else
@@ -89,30 +81,54 @@ static void fill_spin_unlocked(struct accel_staging *p, unsigned int seen)
 static void *fill_thread(void *arg)
 {
 	struct accel_staging *p = arg;
-	bool hot = false;
+	uint64_t hot = 0, until;
 
 	pthread_mutex_lock(&p->fill_lock);
 	while (!p->fill_stop) {
-		if (!p->tasks && hot) {
+		if (p->tasks) {
+			slice_take_locked(p, p->tasks);
+			hot = stage_mono_ns() + FILL_SPIN_NS;
+			continue;
+		}
+		until = __atomic_load_n(&p->fill_warm, __ATOMIC_RELAXED);
+		if (until < hot)
+			until = hot;
+		if (until > stage_mono_ns()) {
 			/* Read under the lock: no task queued after it is missed. */
 			unsigned int seen = __atomic_load_n(&p->fill_queued,
 							    __ATOMIC_ACQUIRE);
 
-			hot = false;
+			hot = 0;
 			pthread_mutex_unlock(&p->fill_lock);
-			fill_spin_unlocked(p, seen);
+			fill_spin_unlocked(p, seen, until);
 			pthread_mutex_lock(&p->fill_lock);
 			continue;
 		}
-		if (!p->tasks) {
-			pthread_cond_wait(&p->fill_cond, &p->fill_lock);
-			continue;
-		}
-		slice_take_locked(p, p->tasks);
-		hot = true;
+		p->fill_sleeping++;
+		pthread_cond_wait(&p->fill_cond, &p->fill_lock);
+		p->fill_sleeping--;
 	}
 	pthread_mutex_unlock(&p->fill_lock);
 	return NULL;
+}
+
+/*
+ * A copy-out in parallel is about to come (a D2H finished in the call,
+ * its bytes on the wire): the fill threads look for it for FILL_WARM_NS
+ * from now instead of sleeping, so that its slices are shared at once
+ * rather than after their wake-up, which costs tens of microseconds,
+ * most of a 1 MiB copy-out.
+ */
+void stage_fill_warm(struct accel_staging *p)
+{
+	if (!p->nfill)
+		return;
+	__atomic_store_n(&p->fill_warm, stage_mono_ns() + FILL_WARM_NS,
+			 __ATOMIC_RELAXED);
+	pthread_mutex_lock(&p->fill_lock);
+	if (p->fill_sleeping)
+		pthread_cond_broadcast(&p->fill_cond);
+	pthread_mutex_unlock(&p->fill_lock);
 }
 
 /*
@@ -189,26 +205,63 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 	return t.fault ? -EFAULT : 0;
 }
 
-void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
+/* Queue @t, its slices set, behind the others; kick @all threads or one. */
+static void fill_append(struct accel_staging *p, struct fill_task *t, bool all)
 {
 	struct fill_task **pp;
 
 	t->next = NULL;
-	t->slice = t->len;
-	t->nslices = 1;
 	t->taken = t->done = 0;
 	pthread_mutex_lock(&p->fill_lock);
 	for (pp = &p->tasks; *pp; pp = &(*pp)->next)
 		;
 	*pp = t;
-	fill_kick_locked(p, false);
+	fill_kick_locked(p, all);
 	pthread_mutex_unlock(&p->fill_lock);
+}
+
+void stage_fill_queue(struct accel_staging *p, struct fill_task *t)
+{
+	t->slice = t->len;
+	t->nslices = 1;
+	fill_append(p, t, false);
+}
+
+void stage_fill_post(struct accel_staging *p, struct fill_task *t)
+{
+	t->slice = FILL_SLICE_MIN;
+	t->nslices = (unsigned int)((t->len + t->slice - 1) / t->slice);
+	t->taken = t->done = 0;
+	if (t->nslices)
+		fill_append(p, t, t->nslices > 1);
+}
+
+bool stage_fill_done(struct accel_staging *p, struct fill_task *t)
+{
+	bool done;
+
+	pthread_mutex_lock(&p->fill_lock);
+	done = t->done == t->nslices;
+	pthread_mutex_unlock(&p->fill_lock);
+	return done;
+}
+
+bool stage_fill_help(struct accel_staging *p)
+{
+	bool any;
+
+	pthread_mutex_lock(&p->fill_lock);
+	any = p->tasks != NULL;
+	if (any)
+		slice_take_locked(p, p->tasks);
+	pthread_mutex_unlock(&p->fill_lock);
+	return any;
 }
 
 void stage_fill_wait(struct accel_staging *p, struct fill_task *t)
 {
 	pthread_mutex_lock(&p->fill_lock);
-	if (t->taken < t->nslices)
+	while (t->taken < t->nslices)
 		slice_take_locked(p, t);
 	while (t->done < t->nslices)
 		pthread_cond_wait(&p->fill_done, &p->fill_lock);

@@ -245,6 +245,7 @@ int stage_pool_get(struct accel_ctx *ctx, struct accel_staging **out)
 	if (p->ring.max > p->chunk_size / 4)
 		p->ring.max = p->chunk_size / 4;
 	p->ring.failed = !p->ring.max;
+	p->trace = accel_env_flag("ACCEL_TRACE");
 	ret = accel_kevent_create(ctx, ACCEL_EVENT_USER, &p->doorbell);
 	if (ret) {
 		free(p);
@@ -502,7 +503,7 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 
 	if (!p)
 		return;
-	if (accel_env_flag("ACCEL_TRACE"))
+	if (p->trace)
 		accel_log_asked(LOG_INFO,
 			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu through the chunks, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
 			(unsigned long long)p->tr.ring,
@@ -514,6 +515,20 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 			(unsigned long long)p->tr.handoffs,
 			(unsigned long long)p->tr.spills,
 			(unsigned long long)p->tr.chunk_waits);
+	if (p->trace)
+		accel_log_asked(LOG_INFO,
+			"trace: staging: D2H finished in the call, mean us: through the ring %.1f waiting for the device, %.1f copying out; through the chunks, per piece (%llu), %.1f of the call, of which %.1f waiting for a piece to land and %.1f for the last copy-outs",
+			p->tr.ring_d2h ? p->tr.ring_d2h_wait_ns / 1e3 /
+					 p->tr.ring_d2h : 0.0,
+			p->tr.ring_d2h ? p->tr.ring_d2h_out_ns / 1e3 /
+					 p->tr.ring_d2h : 0.0,
+			(unsigned long long)p->tr.d2h_pieces,
+			p->tr.d2h_pieces ? p->tr.d2h_ns / 1e3 /
+					   p->tr.d2h_pieces : 0.0,
+			p->tr.d2h_pieces ? p->tr.d2h_wait_ns / 1e3 /
+					   p->tr.d2h_pieces : 0.0,
+			p->tr.d2h_pieces ? p->tr.d2h_out_ns / 1e3 /
+					   p->tr.d2h_pieces : 0.0);
 	for (i = 0; i < p->nchunks; i++) {
 		struct stage_chunk *c = &p->chunks[i];
 

@@ -25,7 +25,8 @@
  * A small D2H copy into pageable memory on a stream with nothing queued
  * is finished in the call, as CUDA's own pageable D2H is: one COPY into a
  * slot, a wait for it as a user's synchronize (polling the device first
- * where the backend does), the copy out, and nothing more on the stream:
+ * where the backend does, the fill threads kept awake meanwhile when the
+ * copy-out is theirs too), the copy out, and nothing more on the stream:
  * no worker, no EVENT_RECORD, no HOST_WAIT holding the stream until a
  * thread was woken. The destination is written before the call returns,
  * so before anything queued after it runs. Behind other work it stays
@@ -324,6 +325,20 @@ int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
 	}
 }
 
+int stage_seq_poll_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq)
+{
+	struct accel_ctx *ctx = p->ctx;
+	struct accel_stream_sync ss;
+	int ret;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.handle = kstream;
+	ss.seq = seq;
+	ret = ctx->backend->wait_fast(ctx, ring_sync_poll, &ss, 0);
+	return ret == -EINTR ? -ETIME : ret;
+}
+
 /* The slot's stream was destroyed during the wait: its tail event. */
 static int ring_d2h_wait_point(struct accel_staging *p, unsigned int idx)
 {
@@ -364,7 +379,7 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 {
 	struct stage_ring *g = &p->ring;
 	struct accel_desc d;
-	uint64_t waits;
+	uint64_t waits, t0 = 0, t1 = 0;
 	unsigned int idx;
 	size_t off = 0;
 	int ret;
@@ -395,18 +410,29 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	g->slot[idx].reading = true;
 	p->tr.ring_d2h++;
 	pthread_mutex_unlock(&p->lock);
+	if (p->trace)
+		t0 = stage_mono_ns();
+	if (len >= 2 * FILL_SLICE_MIN)
+		stage_fill_warm(p);
 	ret = stage_seq_wait_unlocked(p, kstream, *seq);
 	if (ret == -ENOENT)
 		ret = ring_d2h_wait_point(p, idx);
+	if (p->trace)
+		t1 = stage_mono_ns();
 	/*
 	 * -EIO: the copy failed, the stream's synchronize says so, as for
-	 * any queued copy; the destination is left alone. The promise
-	 * covers sources: a destination freed meanwhile is undefined (as
-	 * in CUDA), but never a crash here.
+	 * any queued copy; the destination is left alone. A plain copy: the
+	 * call checked the destination writable when it began, and another
+	 * thread unmapping it while the call still writes it is that
+	 * program's race, as a free() during memcpy(3) is (libaccel(7)).
 	 */
-	if (!ret && stage_par_copy(p, dst, (char *)g->r.base + off, len, true))
-		accel_check_dst_gone(dst, len, kstream);
+	if (!ret)
+		stage_par_copy(p, dst, (char *)g->r.base + off, len, false);
 	pthread_mutex_lock(&p->lock);
+	if (p->trace) {
+		p->tr.ring_d2h_wait_ns += t1 - t0;
+		p->tr.ring_d2h_out_ns += stage_mono_ns() - t1;
+	}
 	g->slot[idx].reading = false;
 	return 0;
 }

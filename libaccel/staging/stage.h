@@ -25,9 +25,10 @@
  * the caller submits the pieces in order as each is full
  * (h2d_parallel_locked(), copy.c). A larger D2H on a stream with nothing
  * queued is finished in the call through the free chunks
- * (d2h_direct_locked()): a COPY per piece, which the caller waits for
- * and copies out, reusing the chunk for a later piece. What none of
- * these takes goes piece by piece, as below.
+ * (d2h_direct_locked()): a COPY per piece; as each lands, in order, its
+ * copy-out is posted to the fill threads (stage_fill_post()) and the
+ * caller goes on to the next, and a chunk whose copy-out is done takes a
+ * later piece. What none of these takes goes piece by piece, as below.
  *
  * Each chunk has a user event, its counter, that the streams' HOST_WAITs
  * name, and a plain event recorded after the last copy that named it (its
@@ -92,6 +93,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "accel_int.h"
 #include "staging.h"
@@ -106,6 +108,7 @@
 #define CHECK_SLICE_MIN		(4 << 20)
 #define PAR_PIECE_MIN		(1 << 20)
 #define FILL_SPIN_NS		50000	/* a fill thread looks for more work */
+#define FILL_WARM_NS		100000	/* ... and for a copy-out on its way */
 #define STAGE_DESCS		4	/* most descriptors one piece takes */
 
 /* Bytes a pageable source shares with an unfinished out: read them late. */
@@ -181,6 +184,14 @@ struct stage_trace {
 	uint64_t chunk_waits;	/* every chunk busy: waits for a retire */
 	uint64_t spills;	/* pieces kept in unpinned memory */
 	uint64_t par_fills;	/* pieces the fill threads filled */
+	/*
+	 * D2H finished in the call, timed (ns): through the chunks, the
+	 * calls' time, and of it the calling thread's waits for a piece to
+	 * land and for the last copy-outs; through the ring, its waits and
+	 * copy-outs.
+	 */
+	uint64_t d2h_pieces, d2h_ns, d2h_wait_ns, d2h_out_ns;
+	uint64_t ring_d2h_wait_ns, ring_d2h_out_ns;
 };
 
 struct stage_chunk {
@@ -218,6 +229,7 @@ struct accel_staging {
 	pthread_cond_t out_cond;	/* an out is done, or stop */
 	struct stage_chunk chunks[STAGING_MAX_CHUNKS];
 	struct stage_ring ring;
+	bool trace;		/* ACCEL_TRACE: time the D2H in the call too */
 	struct stage_trace tr;
 
 	/* Protects the fill threads' queue, below. */
@@ -228,8 +240,18 @@ struct accel_staging {
 	bool fill_stop;
 	unsigned int nfill;
 	unsigned int fill_queued;	/* tasks queued so far (atomic) */
+	unsigned int fill_sleeping;	/* threads in fill_cond's wait */
+	uint64_t fill_warm;	/* mono ns: look for tasks until (atomic) */
 	pthread_t fill[STAGING_MAX_THREADS];
 };
+
+static inline uint64_t stage_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* pool.c */
 unsigned long stage_env_ulong(const char *name, unsigned long def,
@@ -280,6 +302,9 @@ void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream);
  */
 int stage_seq_wait_unlocked(struct accel_staging *p, uint32_t kstream,
 			    uint64_t seq);
+/* The same, one look only: -ETIME while it has not retired. */
+int stage_seq_poll_unlocked(struct accel_staging *p, uint32_t kstream,
+			    uint64_t seq);
 /* ring.c: nothing is queued on @kstream, and it has not failed. */
 bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream);
 
@@ -294,8 +319,19 @@ int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 		    bool write);
 /* Queue @t (dst, src, len set) whole for a fill thread, behind the others. */
 void stage_fill_queue(struct accel_staging *p, struct fill_task *t);
-/* Until @t is copied; this thread copies it if no fill thread took it. */
+/*
+ * Queue @t (dst, src, len set) for the fill threads in slices of
+ * FILL_SLICE_MIN, behind the tasks queued before it, and return at once.
+ */
+void stage_fill_post(struct accel_staging *p, struct fill_task *t);
+/* Whether every slice of @t (queued or posted) is copied. */
+bool stage_fill_done(struct accel_staging *p, struct fill_task *t);
+/* Copy one slice of the oldest task queued, if any: true when it did. */
+bool stage_fill_help(struct accel_staging *p);
+/* Until @t is copied; this thread copies the slices no fill thread took. */
 void stage_fill_wait(struct accel_staging *p, struct fill_task *t);
+/* A parallel copy-out comes soon: the fill threads stay awake for it. */
+void stage_fill_warm(struct accel_staging *p);
 
 /* out.c */
 struct stage_out *stage_out_add_locked(struct accel_staging *p,

@@ -20,9 +20,9 @@
  * (so a test can let work accumulate behind a copy being issued, without
  * timing anything); fake_cuda_fail_dst(p) makes a copy into @p fail with
  * cudaErrorInvalidValue (a batch holding one fails whole, copying
- * nothing). cuStreamWriteValue32 is reached through
- * cudaGetDriverEntryPointByVersion, as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1
- * hides it. fake_cuda_rate(ps) models a device that takes @ps picoseconds
+ * nothing), and fake_cuda_fail_nth(n) the n-th copy call from now.
+ * cuStreamWriteValue32 is reached through cudaGetDriverEntryPointByVersion,
+ * as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1 hides it. fake_cuda_rate(ps) models a device that takes @ps picoseconds
  * per byte copied: copies still land at once, but each stream is busy
  * until its modelled end, an event recorded on it completes then
  * (cudaEventQuery says cudaErrorNotReady before, cudaEventSynchronize
@@ -187,6 +187,17 @@ void fake_cuda_fail_dst(void *p)
 	pthread_mutex_unlock(&hold_lock);
 }
 
+/* The copy calls left before the one that fails, or 0: none fails. */
+static long fail_nth;
+
+void fake_cuda_fail_nth(long n);
+void fake_cuda_fail_nth(long n)
+{
+	pthread_mutex_lock(&hold_lock);
+	fail_nth = n;
+	pthread_mutex_unlock(&hold_lock);
+}
+
 /* On entry to a copy call: wait while held; true if @dst is to fail. */
 static bool copy_gate(void *const *dsts, size_t n)
 {
@@ -200,6 +211,8 @@ static bool copy_gate(void *const *dsts, size_t n)
 			pthread_cond_wait(&hold_cond, &hold_lock);
 		hold_waiting--;
 	}
+	if (fail_nth && !--fail_nth)
+		fail = true;
 	for (i = 0; i < n && fail_dst; i++)
 		fail = fail || dsts[i] == fail_dst;
 	pthread_mutex_unlock(&hold_lock);
