@@ -531,6 +531,12 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 	}
 	if (!launched)
 		return ret ? ret : 1;
+	/*
+	 * Destroyed under the call: pieces that had not landed are not in
+	 * the destination, so the call did not do what 0 would say.
+	 */
+	if (stopped)
+		return -ENOENT;
 	if (p->trace) {
 		p->tr.d2h_ns += stage_mono_ns() - t_call;
 		p->tr.d2h_wait_ns += t_wait;
@@ -676,8 +682,12 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 			ret = err;
 	}
 	pthread_mutex_unlock(&p->lock);
-	/* The stream's failure is the synchronize's to report, as for any copy. */
-	if (!ret && finish && done)
-		stage_seq_wait_unlocked(p, kstream, *seq);
+	/*
+	 * The stream's failure is the synchronize's to report, as for any
+	 * copy; destroyed under the wait, the destination may lack pieces.
+	 */
+	if (!ret && finish && done &&
+	    stage_seq_wait_unlocked(p, kstream, *seq) == -ENOENT)
+		ret = -ENOENT;
 	return ret;
 }

@@ -434,7 +434,8 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 		p->tr.ring_d2h_out_ns += stage_mono_ns() - t1;
 	}
 	g->slot[idx].reading = false;
-	return 0;
+	/* Destroyed before the copy landed: the destination was not written. */
+	return ret && ret != -EIO ? -ENOENT : 0;
 }
 
 void stage_ring_stream_dead_locked(struct accel_staging *p, uint32_t kstream)

@@ -412,7 +412,7 @@ static int register_refused_by_cuda_stages(void)
 		return T_SKIP;
 	}
 	CHECK_OK(t_stream(&s));
-	CHECK((o = host_buf(n)));
+	CHECK((o = t_host_buf(n)));
 	CHECK_OK(accel_malloc(NULL, &d, n));
 	p = malloc(n);
 	CHECK(p);
