@@ -197,6 +197,9 @@ static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 	return ret;
 }
 
+/* -EACCES (and says why) for a forked child's copy of a context. */
+int accel_ctx_inherited(struct accel_ctx *ctx);
+
 /* The context named by @ctx, or the current one for NULL; referenced. */
 int accel_ctx_get(accel_context *ctx, struct accel_ctx **out);
 /*

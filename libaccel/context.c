@@ -503,7 +503,7 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out);
 
 /* Every call but the destroys: a lost context reports it. */
 /* A forked child's copy of its parent's context serves it nothing. */
-static int ctx_inherited(struct accel_ctx *ctx)
+int accel_ctx_inherited(struct accel_ctx *ctx)
 {
 	if (!ctx->forked)
 		return 0;
@@ -519,7 +519,7 @@ static int ctx_get_own(accel_context *handle, struct accel_ctx **out)
 
 	if (ret)
 		return ret;
-	ret = ctx_inherited(*out);
+	ret = accel_ctx_inherited(*out);
 	if (ret)
 		accel_ctx_put(*out);
 	return ret;
@@ -633,7 +633,7 @@ int accel_context_set_current(accel_context *handle)
 	ret = ctx_lookup(handle, &ctx);
 	if (ret)
 		return ret;
-	ret = ctx_inherited(ctx);
+	ret = accel_ctx_inherited(ctx);
 	if (!ret)
 		current_ctx = ctx->handle;
 	accel_ctx_put(ctx);

@@ -234,7 +234,13 @@ int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
 
 	if (ret)
 		return ret;
-	ret = accel_backend_check((*out)->child.ctx);
+	/*
+	 * Before anything touches the stream's context: in a forked child
+	 * the staging memory of the parent's context is not mapped.
+	 */
+	ret = accel_ctx_inherited((*out)->child.ctx);
+	if (!ret)
+		ret = accel_backend_check((*out)->child.ctx);
 	if (ret)
 		accel_stream_put(*out);
 	return ret;

@@ -256,7 +256,9 @@ static int host_view_map(struct ip_region *reg)
 			 reg->memfd, 0);
 	if (reg->base == MAP_FAILED)
 		goto err_uncharge;
-	if (mlock(reg->base, reg->map_len))
+	/* A child of fork() must not share the pages (libaccel(7) FORK). */
+	if (madvise(reg->base, reg->map_len, MADV_DONTFORK) ||
+	    mlock(reg->base, reg->map_len))
 		goto err_unmap;
 	return 0;
 
