@@ -394,18 +394,28 @@ void accel_clear_error(void);
  */
 struct accel_api_scope {
 	int saved_errno;
+	int cancel_state;
 };
 
+/*
+ * No public call is a cancellation point (libaccel(7) CANCELLATION): the
+ * library's waits are condition waits under its locks, and a thread
+ * cancelled in one would end holding the lock (and halfway through the
+ * call). Cancellation is disabled for the whole call, and a pending
+ * cancel acts at the caller's next cancellation point after it returns.
+ */
 static inline struct accel_api_scope accel_api_enter(void)
 {
 	struct accel_api_scope sc = { .saved_errno = errno };
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &sc.cancel_state);
 	accel_clear_error();
 	return sc;
 }
 
 static inline void accel_api_leave(struct accel_api_scope *sc)
 {
+	pthread_setcancelstate(sc->cancel_state, NULL);
 	errno = sc->saved_errno;
 }
 
