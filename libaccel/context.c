@@ -193,6 +193,15 @@ void accel_backend_stop(struct accel_ctx *ctx)
 	ctx->backend->stop(ctx);
 }
 
+/* The context's descriptor (/dev/accelstream) could not be opened. */
+static void open_fd_error(int err)
+{
+	accel_error("cannot open /dev/accelstream: %s: %s", strerror(-err),
+		    err == -EMFILE ?
+		    "the process is at RLIMIT_NOFILE (raise it with ulimit -n, LimitNOFILE= or limits.conf nofile, or close descriptors)" :
+		    "the system is at fs.file-max");
+}
+
 static int pick_transport(const struct accel_transport_ops **ops,
 			  struct accel_transport **tp)
 {
@@ -210,7 +219,9 @@ static int pick_transport(const struct accel_transport_ops **ops,
 			return -EINVAL;
 		}
 		ret = (*ops)->open(tp);
-		if (ret && *ops == &accel_transport_kernel) {
+		if (ret == -EMFILE || ret == -ENFILE) {
+			open_fd_error(ret);
+		} else if (ret && *ops == &accel_transport_kernel) {
 			accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
 				    strerror(-ret));
 		} else if (ret) {
@@ -221,6 +232,10 @@ static int pick_transport(const struct accel_transport_ops **ops,
 	}
 	*ops = &accel_transport_kernel;
 	ret = (*ops)->open(tp);
+	if (ret == -EMFILE || ret == -ENFILE) {
+		open_fd_error(ret);
+		return ret;
+	}
 	if (ret) {
 		accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
 			    strerror(-ret));
@@ -751,6 +766,8 @@ const char *accel_strerror(int err)
 	case EOPNOTSUPP: return "Not supported";
 	case ENOTRECOVERABLE: return "Context lost (sticky device error; destroy the context, see accel_last_error_string)";
 	case ENXIO:	return "No executor can reach this memory";
+	case EMFILE:	return "Too many open files (the process's RLIMIT_NOFILE)";
+	case ENFILE:	return "Too many open files in the system";
 	default:	return "Unknown error";
 	}
 }

@@ -31,6 +31,9 @@ void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what)
 	struct rlimit rl;
 	bool rlim;
 
+	/* The transport said what was missing (a file descriptor). */
+	if (*accel_last_error_string())
+		return;
 	/*
 	 * RLIMIT_MEMLOCK binds a user without CAP_IPC_LOCK; euid 0 stands
 	 * for that capability here (a guess for other capability sets).

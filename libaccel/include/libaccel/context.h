@@ -81,6 +81,9 @@
  * * %-ENOENT - ACCEL_TRANSPORT=kernel and /dev/accelstream does not exist
  * * %-EPROTO - the driver's ABI version differs from the library's
  * * %-ENOMEM - out of memory
+ * * %-EMFILE - no file descriptor left for /dev/accelstream (kernel
+ *   transport): the process is at RLIMIT_NOFILE
+ * * %-ENFILE - as %-EMFILE, the system at fs.file-max
  */
 int accel_context_create(accel_context **ctx, unsigned int flags);
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "backend.h"
 #include "ip.h"
 
 /*
@@ -243,6 +244,23 @@ err_free:
 }
 
 /*
+ * A pinned allocation in process is a memory file, so it takes a file
+ * descriptor (the module's needs none): out of them, the call fails as
+ * the module's would out of memory (-ENOMEM, the ABI's errno) and says
+ * what is really missing, before the caller's pinning advice could.
+ */
+static int host_fd_error(int err)
+{
+	if (err == EMFILE || err == ENFILE)
+		accel_set_error("no file descriptor left for the in-process transport's memory file of a pinned allocation (%s): %s",
+				err == EMFILE ? "EMFILE" : "ENFILE",
+				err == EMFILE ?
+				"the process is at RLIMIT_NOFILE (raise it with ulimit -n, LimitNOFILE= or limits.conf nofile, or close descriptors)" :
+				"the system is at fs.file-max");
+	return -ENOMEM;
+}
+
+/*
  * Our own view of a host region's memory file, charged and locked as the
  * module pins (the lock is this mapping's own: nothing else holds it).
  */
@@ -295,7 +313,7 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 	if (reg->core.kind == IP_REGION_HOST) {
 		reg->memfd = memfd_create("accelstream-host", MFD_CLOEXEC);
 		if (reg->memfd < 0) {
-			ret = -ENOMEM;
+			ret = host_fd_error(errno);
 			goto err_free;
 		}
 		if (ftruncate(reg->memfd, (off_t)len)) {
@@ -438,7 +456,7 @@ int ip_mem_import_host(struct accel_transport *tp,
 	if (!map_len)
 		return -ENOENT;
 	if (fd < 0)
-		return -ENOMEM;
+		return host_fd_error(errno);
 
 	reg = region_new(IP_REGION_HOST, 0, size, ACCEL_MEM_HOST);
 	if (!reg) {
