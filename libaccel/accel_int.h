@@ -54,6 +54,9 @@ int accel_obj_publish(struct accel_obj *obj, enum accel_obj_type type,
 		      void (*release)(struct accel_obj *), uint64_t *handle);
 int accel_obj_get(uint64_t handle, enum accel_obj_type type,
 		  struct accel_obj **obj);
+/* As accel_obj_get(), for a handle the user passed: a failure says why. */
+int accel_obj_get_user(uint64_t handle, enum accel_obj_type type,
+		       struct accel_obj **obj);
 void accel_obj_ref(struct accel_obj *obj);
 void accel_obj_put(struct accel_obj *obj);
 /* Make the handle stale and drop its reference; -ENOENT if already. */

@@ -398,6 +398,19 @@ static int ctx_lookup(accel_context *handle, struct accel_ctx **out)
 	return 0;
 }
 
+/* As ctx_lookup(), for a handle the caller passed: a failure says why. */
+static int ctx_lookup_user(accel_context *handle, struct accel_ctx **out)
+{
+	struct accel_obj *obj;
+	int ret;
+
+	ret = accel_obj_get_user((uint64_t)(uintptr_t)handle,
+				 ACCEL_OBJ_CONTEXT, &obj);
+	if (!ret)
+		*out = (struct accel_ctx *)obj;
+	return ret;
+}
+
 /* 0 if the driver still serves this process on @ctx, else its errno. */
 static int ctx_probe(struct accel_ctx *ctx)
 {
@@ -415,7 +428,7 @@ int accel_context_destroy(accel_context *handle)
 	struct accel_child *c;
 	int ret;
 
-	ret = ctx_lookup(handle, &ctx);
+	ret = ctx_lookup_user(handle, &ctx);
 	if (ret)
 		return ret;
 	/* It would join the thread we run on, or wait for one that may. */
@@ -429,6 +442,7 @@ int accel_context_destroy(accel_context *handle)
 	 */
 	ret = ctx_probe(ctx);
 	if (ret) {
+		accel_ctx_inherited(ctx);
 		accel_ctx_put(ctx);
 		return ret;
 	}
@@ -566,7 +580,7 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	uint64_t h = 0;
 
 	if (handle)
-		return ctx_lookup(handle, out);
+		return ctx_lookup_user(handle, out);
 	if (current_ctx && !ctx_lookup((accel_context *)(uintptr_t)current_ctx,
 				       out))
 		return 0;
@@ -645,7 +659,7 @@ int accel_context_set_current(accel_context *handle)
 		current_ctx = 0;
 		return 0;
 	}
-	ret = ctx_lookup(handle, &ctx);
+	ret = ctx_lookup_user(handle, &ctx);
 	if (ret)
 		return ret;
 	ret = accel_ctx_inherited(ctx);

@@ -132,6 +132,7 @@ int accel_context_destroy(accel_context *ctx);
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
  * * %-ENOENT - @ctx is not a live context
+ * * %-EINVAL - @ctx is a handle of another type (a stream or an event)
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing
  */
