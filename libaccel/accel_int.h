@@ -54,6 +54,9 @@ int accel_obj_publish(struct accel_obj *obj, enum accel_obj_type type,
 		      void (*release)(struct accel_obj *), uint64_t *handle);
 int accel_obj_get(uint64_t handle, enum accel_obj_type type,
 		  struct accel_obj **obj);
+/* As accel_obj_get(), for a handle the user passed: a failure says why. */
+int accel_obj_get_user(uint64_t handle, enum accel_obj_type type,
+		       struct accel_obj **obj);
 void accel_obj_ref(struct accel_obj *obj);
 void accel_obj_put(struct accel_obj *obj);
 /* Make the handle stale and drop its reference; -ENOENT if already. */
@@ -196,6 +199,9 @@ static inline int accel_ioctl(struct accel_ctx *ctx, unsigned long cmd,
 		ctx->backend->kick(ctx);
 	return ret;
 }
+
+/* -EACCES (and says why) for a forked child's copy of a context. */
+int accel_ctx_inherited(struct accel_ctx *ctx);
 
 /* The context named by @ctx, or the current one for NULL; referenced. */
 int accel_ctx_get(accel_context *ctx, struct accel_ctx **out);
@@ -391,18 +397,28 @@ void accel_clear_error(void);
  */
 struct accel_api_scope {
 	int saved_errno;
+	int cancel_state;
 };
 
+/*
+ * No public call is a cancellation point (libaccel(7) CANCELLATION): the
+ * library's waits are condition waits under its locks, and a thread
+ * cancelled in one would end holding the lock (and halfway through the
+ * call). Cancellation is disabled for the whole call, and a pending
+ * cancel acts at the caller's next cancellation point after it returns.
+ */
 static inline struct accel_api_scope accel_api_enter(void)
 {
 	struct accel_api_scope sc = { .saved_errno = errno };
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &sc.cancel_state);
 	accel_clear_error();
 	return sc;
 }
 
 static inline void accel_api_leave(struct accel_api_scope *sc)
 {
+	pthread_setcancelstate(sc->cancel_state, NULL);
 	errno = sc->saved_errno;
 }
 

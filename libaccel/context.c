@@ -193,6 +193,15 @@ void accel_backend_stop(struct accel_ctx *ctx)
 	ctx->backend->stop(ctx);
 }
 
+/* The context's descriptor (/dev/accelstream) could not be opened. */
+static void open_fd_error(int err)
+{
+	accel_error("cannot open /dev/accelstream: %s: %s", strerror(-err),
+		    err == -EMFILE ?
+		    "the process is at RLIMIT_NOFILE (raise it with ulimit -n, LimitNOFILE= or limits.conf nofile, or close descriptors)" :
+		    "the system is at fs.file-max");
+}
+
 static int pick_transport(const struct accel_transport_ops **ops,
 			  struct accel_transport **tp)
 {
@@ -210,7 +219,9 @@ static int pick_transport(const struct accel_transport_ops **ops,
 			return -EINVAL;
 		}
 		ret = (*ops)->open(tp);
-		if (ret && *ops == &accel_transport_kernel) {
+		if (ret == -EMFILE || ret == -ENFILE) {
+			open_fd_error(ret);
+		} else if (ret && *ops == &accel_transport_kernel) {
 			accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream)",
 				    strerror(-ret));
 		} else if (ret) {
@@ -221,6 +232,10 @@ static int pick_transport(const struct accel_transport_ops **ops,
 	}
 	*ops = &accel_transport_kernel;
 	ret = (*ops)->open(tp);
+	if (ret == -EMFILE || ret == -ENFILE) {
+		open_fd_error(ret);
+		return ret;
+	}
 	if (ret) {
 		accel_error("cannot open /dev/accelstream: %s; load the module (accelctl load, or modprobe accelstream), or set ACCEL_TRANSPORT=inproc to run the in-process model",
 			    strerror(-ret));
@@ -383,6 +398,19 @@ static int ctx_lookup(accel_context *handle, struct accel_ctx **out)
 	return 0;
 }
 
+/* As ctx_lookup(), for a handle the caller passed: a failure says why. */
+static int ctx_lookup_user(accel_context *handle, struct accel_ctx **out)
+{
+	struct accel_obj *obj;
+	int ret;
+
+	ret = accel_obj_get_user((uint64_t)(uintptr_t)handle,
+				 ACCEL_OBJ_CONTEXT, &obj);
+	if (!ret)
+		*out = (struct accel_ctx *)obj;
+	return ret;
+}
+
 /* 0 if the driver still serves this process on @ctx, else its errno. */
 static int ctx_probe(struct accel_ctx *ctx)
 {
@@ -400,7 +428,7 @@ int accel_context_destroy(accel_context *handle)
 	struct accel_child *c;
 	int ret;
 
-	ret = ctx_lookup(handle, &ctx);
+	ret = ctx_lookup_user(handle, &ctx);
 	if (ret)
 		return ret;
 	/* It would join the thread we run on, or wait for one that may. */
@@ -414,6 +442,7 @@ int accel_context_destroy(accel_context *handle)
 	 */
 	ret = ctx_probe(ctx);
 	if (ret) {
+		accel_ctx_inherited(ctx);
 		accel_ctx_put(ctx);
 		return ret;
 	}
@@ -503,7 +532,7 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out);
 
 /* Every call but the destroys: a lost context reports it. */
 /* A forked child's copy of its parent's context serves it nothing. */
-static int ctx_inherited(struct accel_ctx *ctx)
+int accel_ctx_inherited(struct accel_ctx *ctx)
 {
 	if (!ctx->forked)
 		return 0;
@@ -519,7 +548,7 @@ static int ctx_get_own(accel_context *handle, struct accel_ctx **out)
 
 	if (ret)
 		return ret;
-	ret = ctx_inherited(*out);
+	ret = accel_ctx_inherited(*out);
 	if (ret)
 		accel_ctx_put(*out);
 	return ret;
@@ -551,7 +580,7 @@ static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 	uint64_t h = 0;
 
 	if (handle)
-		return ctx_lookup(handle, out);
+		return ctx_lookup_user(handle, out);
 	if (current_ctx && !ctx_lookup((accel_context *)(uintptr_t)current_ctx,
 				       out))
 		return 0;
@@ -630,10 +659,10 @@ int accel_context_set_current(accel_context *handle)
 		current_ctx = 0;
 		return 0;
 	}
-	ret = ctx_lookup(handle, &ctx);
+	ret = ctx_lookup_user(handle, &ctx);
 	if (ret)
 		return ret;
-	ret = ctx_inherited(ctx);
+	ret = accel_ctx_inherited(ctx);
 	if (!ret)
 		current_ctx = ctx->handle;
 	accel_ctx_put(ctx);
@@ -751,6 +780,8 @@ const char *accel_strerror(int err)
 	case EOPNOTSUPP: return "Not supported";
 	case ENOTRECOVERABLE: return "Context lost (sticky device error; destroy the context, see accel_last_error_string)";
 	case ENXIO:	return "No executor can reach this memory";
+	case EMFILE:	return "Too many open files (the process's RLIMIT_NOFILE)";
+	case ENFILE:	return "Too many open files in the system";
 	default:	return "Unknown error";
 	}
 }

@@ -24,7 +24,8 @@ static int event_get_any(accel_event_t event, struct accel_event_impl **out)
 	struct accel_obj *obj;
 	int ret;
 
-	ret = accel_obj_get((uint64_t)(uintptr_t)event, ACCEL_OBJ_EVENT, &obj);
+	ret = accel_obj_get_user((uint64_t)(uintptr_t)event, ACCEL_OBJ_EVENT,
+				 &obj);
 	if (ret)
 		return ret;
 	*out = (struct accel_event_impl *)obj;
@@ -43,10 +44,24 @@ static int event_get(accel_event_t event, struct accel_event_impl **out)
 
 	if (ret)
 		return ret;
-	ret = accel_backend_check((*out)->child.ctx);
+	ret = accel_ctx_inherited((*out)->child.ctx);
+	if (!ret)
+		ret = accel_backend_check((*out)->child.ctx);
 	if (ret)
 		event_put(*out);
 	return ret;
+}
+
+/* Why a wait on @ev or a query of it found it failed (-EIO). */
+static int event_failed_error(const struct accel_event_impl *ev, int err)
+{
+	if (ev->flags & ACCEL_EVENT_HOST)
+		accel_set_error("host event %#llx was signalled with ACCEL_EVENT_SIGNAL_ERROR: every wait on it fails -EIO, and so does every stream waiting on it",
+				(unsigned long long)ev->child.handle);
+	else
+		accel_set_error("event %#llx failed: its stream failed before the point it records (see accel_stream_synchronize() of that stream for why)",
+				(unsigned long long)ev->child.handle);
+	return err;
 }
 
 /*
@@ -214,7 +229,8 @@ int accel_event_query(accel_event_t event)
 	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_QUERY, &q);
 	if (!ret) {
 		if (q.error)
-			ret = accel_failed_errno(q.error);
+			ret = event_failed_error(ev,
+						 accel_failed_errno(q.error));
 		else if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			ret = -EAGAIN;
 	}
@@ -242,6 +258,8 @@ int accel_event_synchronize(accel_event_t event, uint64_t timeout_ns)
 	ret = accel_kwait_user(ev->child.ctx, ents, 1, ACCEL_WAIT_ALL |
 			       ((ev->flags & ACCEL_EVENT_BLOCKING_SYNC) ?
 				ACCEL_KWAIT_BLOCKING : 0), timeout_ns, NULL);
+	if (ret == -EIO)
+		event_failed_error(ev, ret);
 	/* A synchronization point: the pool gives back what is idle. */
 	if (!ret)
 		accel_pool_sync(ev->child.ctx);
@@ -369,6 +387,8 @@ int accel_event_wait(const accel_event_t *events, unsigned int count,
 	ret = accel_kwait_user(ctx, ents, count,
 			       ((mode & ACCEL_WAIT_ALL) ? ACCEL_WAIT_ALL : 0) |
 			       blocking, timeout_ns, &idx);
+	if (ret == -EIO && idx < count)
+		event_failed_error(evs[idx], ret);
 	if ((!ret || ret == -EIO) && first)
 		*first = idx;
 out:

@@ -44,13 +44,16 @@ void accel_ctx_all_unlink(struct accel_ctx *ctx)
  * Pinned host allocations are MAP_SHARED mappings (a memory file inproc,
  * the device's pages over the module): a child would share them with the
  * parent, its writes reaching the parent's buffers and the sources of the
- * parent's queued copies. fork() gives the child a private snapshot of
- * each instead. Before the fork, the parent copies each allocation into a
- * private anonymous mapping and marks the shared one MADV_DONTFORK; the
- * child, which has the copy (copy-on-write) and not the shared mapping,
- * moves the copy to the allocation's address (mremap() only: the child of
- * a multithreaded parent may not call malloc()); the parent unmaps its
- * copy and marks the mapping inheritable again. Where the copy cannot be
+ * parent's queued copies. Every mapping of pinned memory the library
+ * makes is MADV_DONTFORK from the start (accel_bounce_alloc(), and the
+ * in-process transport's own view of each memory file), so no child ever
+ * inherits one, whichever way it was forked. fork() gives the child a
+ * private snapshot of each allocation instead. Before the fork, the parent
+ * copies each allocation into a private anonymous mapping; the child,
+ * which has the copy (copy-on-write) and not the shared mapping, moves the
+ * copy to the allocation's address (mremap() only: the child of a
+ * multithreaded parent may not call malloc()); the parent unmaps its
+ * copy. Where the copy cannot be
  * made (no memory, or the user unmapped some of it), the child gets an
  * inaccessible range at that address instead: touching it raises SIGSEGV,
  * the parent's memory is never reachable from the child. The same when
@@ -123,7 +126,6 @@ static void fork_snapshot_prepare(void)
 				else
 					r->fork_copy = (uintptr_t)p;
 			}
-			madvise((void *)r->base, r->map_len, MADV_DONTFORK);
 		}
 	}
 }
@@ -141,7 +143,6 @@ static void fork_snapshot_done(bool child)
 			if (r->kind != LA_REGION_HOST_ALLOC || ctx->forked)
 				continue;
 			if (!child) {
-				madvise(addr, r->map_len, MADV_DOFORK);
 				if (r->fork_copy)
 					munmap((void *)r->fork_copy,
 					       r->map_len);

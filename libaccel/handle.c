@@ -104,6 +104,50 @@ out:
 	return ret;
 }
 
+static const char *const obj_names[] = {
+	[ACCEL_OBJ_CONTEXT] = "context",
+	[ACCEL_OBJ_STREAM] = "stream",
+	[ACCEL_OBJ_EVENT] = "event",
+};
+
+/* What accel_obj_get() of @handle failed with (@err), for the user. */
+static void obj_lookup_error(uint64_t handle, enum accel_obj_type type,
+			     int err)
+{
+	uint32_t idx = (uint32_t)handle;
+	enum accel_obj_type is = 0;
+
+	if (err == -ENOENT) {
+		accel_set_error("%s handle %#llx is stale or unknown: destroyed (by its own destroy or its context's), or never created",
+				obj_names[type], (unsigned long long)handle);
+		return;
+	}
+	if (!handle) {
+		accel_set_error("the %s handle is 0", obj_names[type]);
+		return;
+	}
+	pthread_mutex_lock(&handle_lock);
+	if (idx && idx <= nslots && slots[idx - 1].obj)
+		is = slots[idx - 1].obj->type;
+	pthread_mutex_unlock(&handle_lock);
+	if (is)
+		accel_set_error("handle %#llx is %s %s handle, not %s %s handle",
+				(unsigned long long)handle,
+				is == ACCEL_OBJ_EVENT ? "an" : "a", obj_names[is],
+				type == ACCEL_OBJ_EVENT ? "an" : "a",
+				obj_names[type]);
+}
+
+int accel_obj_get_user(uint64_t handle, enum accel_obj_type type,
+		       struct accel_obj **out)
+{
+	int ret = accel_obj_get(handle, type, out);
+
+	if (ret)
+		obj_lookup_error(handle, type, ret);
+	return ret;
+}
+
 void accel_obj_ref(struct accel_obj *obj)
 {
 	pthread_mutex_lock(&handle_lock);

@@ -153,6 +153,15 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 		accel_kregion_release(ctx, *handle, 0);
 		return ret;
 	}
+	/*
+	 * The library's own pinned memory (staging chunks, the ring): a
+	 * child of fork() gets none of it (libaccel(7) FORK).
+	 */
+	if (madvise(*ptr, *map_len, MADV_DONTFORK)) {
+		accel_kregion_release(ctx, *handle, 0);
+		munmap(*ptr, *map_len);
+		return -ENOMEM;
+	}
 	/* An executor backend finds HOST_ALLOC regions by handle. */
 	ret = ctx->backend->host_map(ctx, *handle, *ptr, *map_len);
 	if (ret) {
@@ -238,6 +247,17 @@ out:
  * registration of an overlapping range that got there first makes this
  * one -EEXIST and undo what it did.
  */
+/* Why the driver (or the library, for an overlap) refused a range. */
+static void register_error(const void *ptr, size_t size, int err)
+{
+	if (err == -EEXIST)
+		accel_set_error("[%p, +%zu) overlaps memory the context knows already (a registered range or a pinned allocation): unregister it first, or register it in another context",
+				ptr, size);
+	else if (err == -EFAULT)
+		accel_set_error("[%p, +%zu) is not all mapped, or not writable while registered without ACCEL_HOST_REGISTER_READONLY",
+				ptr, size);
+}
+
 ACCEL_EXPORT
 int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 			unsigned int flags)
@@ -261,6 +281,7 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 	pthread_mutex_unlock(&ctx->lock);
 	if (overlap) {
 		ret = -EEXIST;
+		register_error(ptr, size, ret);
 		goto out;
 	}
 	memset(&reg, 0, sizeof(reg));
@@ -279,6 +300,8 @@ int accel_host_register(accel_context *ctxh, void *ptr, size_t size,
 		accel_pin_error(ctx, size, "accel_host_register()");
 	else if (ret == -ENOSPC)
 		region_limit_error(ctx);
+	else if (ret)
+		register_error(ptr, size, ret);
 	if (ret)
 		goto out;
 	memset(&r, 0, sizeof(r));
@@ -442,6 +465,23 @@ static int release_in_other_ctx(struct accel_ctx *ctx, void *data)
 	return ctx == a->skip ? 0 : release_in_ctx(ctx, data);
 }
 
+/* Why no context released a->ptr (-ENOENT, or -EACCES in a child). */
+static void release_unknown_error(const struct release_arg *a)
+{
+	static const char *const what[] = {
+		[LA_REGION_HOST_ALLOC] = "an accel_host_alloc() block",
+		[LA_REGION_REGISTERED] = "a range registered with accel_host_register()",
+		[LA_REGION_DEVICE] = "an accel_malloc() block",
+	};
+
+	if (a->ret == -ENOENT)
+		accel_set_error("%p is not %s of any live context (freed already, or never allocated or registered)",
+				(void *)a->ptr, what[a->kind]);
+	else if (a->ret == -EACCES)
+		accel_set_error("%p is %s of a context created by the parent process: a forked child cannot release it",
+				(void *)a->ptr, what[a->kind]);
+}
+
 /*
  * A range registered in several contexts: the calling thread's current
  * context (accel_context_get_current()) releases its own first, then the
@@ -465,6 +505,8 @@ static int release_ptr(void *ptr, enum accel_region_kind kind, uint32_t flags)
 		accel_ctx_foreach(release_in_other_ctx, &a);
 	if (a.skip)
 		accel_ctx_put(a.skip);
+	if (!*accel_last_error_string())
+		release_unknown_error(&a);
 	return a.ret;
 }
 

@@ -75,7 +75,8 @@ void accel_staging_teardown(struct accel_ctx *ctx);
 /*
  * Say in accel_last_error_string() which pinning limit refused @bytes
  * more (RLIMIT_MEMLOCK or the driver's per-context limit), its value and
- * how to raise it. @what names what was being pinned.
+ * how to raise it. @what names what was being pinned. A message the
+ * transport set already (out of file descriptors, in process) is kept.
  */
 void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what);
 

@@ -219,8 +219,8 @@ static int stream_get_any(accel_stream_t stream,
 
 	if (stream == ACCEL_STREAM_DEFAULT)
 		return default_stream_get(out);
-	ret = accel_obj_get((uint64_t)(uintptr_t)stream, ACCEL_OBJ_STREAM,
-			    &obj);
+	ret = accel_obj_get_user((uint64_t)(uintptr_t)stream, ACCEL_OBJ_STREAM,
+				 &obj);
 	if (ret)
 		return ret;
 	*out = (struct accel_stream_impl *)obj;
@@ -234,7 +234,13 @@ int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
 
 	if (ret)
 		return ret;
-	ret = accel_backend_check((*out)->child.ctx);
+	/*
+	 * Before anything touches the stream's context: in a forked child
+	 * the staging memory of the parent's context is not mapped.
+	 */
+	ret = accel_ctx_inherited((*out)->child.ctx);
+	if (!ret)
+		ret = accel_backend_check((*out)->child.ctx);
 	if (ret)
 		accel_stream_put(*out);
 	return ret;
@@ -443,7 +449,7 @@ int accel_failed_errno(int error)
 	if (!error)
 		return 0;
 	if (error == -EIO)
-		accel_set_error("the stream failed earlier: an operation queued on it failed (%d); every later call on it fails -EIO",
+		accel_set_error("the stream failed earlier: an operation queued on it failed, or a host event it waited for was signalled with ACCEL_EVENT_SIGNAL_ERROR (%d); every later call on it fails -EIO",
 				error);
 	else if (error == -EFAULT)
 		accel_set_error("the stream failed earlier: %s (%d): an operation queued on it found its memory gone (a registered or pageable range unmapped before the operation ran)",

@@ -4,6 +4,7 @@
  * recorded points, stop and teardown. How a copy is cut into pieces and
  * handed the chunks is copy.c.
  */
+#include <stdio.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -25,28 +26,44 @@ unsigned long stage_env_ulong(const char *name, unsigned long def,
 	return n;
 }
 
+/* Bytes the context's staging pool holds pinned (0: no pool yet). */
+static size_t staging_pinned(struct accel_ctx *ctx)
+{
+	struct accel_staging *p = __atomic_load_n(&ctx->staging,
+						  __ATOMIC_ACQUIRE);
+
+	return p ? __atomic_load_n(&p->pinned, __ATOMIC_RELAXED) : 0;
+}
+
 void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what)
 {
 	unsigned long long max = ctx->info.max_pinned_bytes;
+	size_t staged = staging_pinned(ctx);
+	char held[160] = "";
 	struct rlimit rl;
 	bool rlim;
 
-	/*
-	 * RLIMIT_MEMLOCK binds a user without CAP_IPC_LOCK; euid 0 stands
-	 * for that capability here (a guess for other capability sets).
-	 */
-	rlim = !getrlimit(RLIMIT_MEMLOCK, &rl) && geteuid() &&
+	/* The transport said what was missing (a file descriptor). */
+	if (*accel_last_error_string())
+		return;
+	/* RLIMIT_MEMLOCK binds a process without CAP_IPC_LOCK. */
+	rlim = !getrlimit(RLIMIT_MEMLOCK, &rl) && !accel_has_ipc_lock() &&
 	       rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max;
+	/* What the library holds itself, and the settings that bound it. */
+	if (staged)
+		snprintf(held, sizeof(held),
+			 "; the staging pool holds %zu KiB of it (fewer ACCEL_STAGING_CHUNKS or a smaller ACCEL_STAGING_CHUNK_KB make it smaller)",
+			 staged >> 10);
 	if (rlim)
-		accel_set_error("cannot pin %zu bytes for %s: RLIMIT_MEMLOCK is %llu KiB for this user (raise it with ulimit -l, LimitMEMLOCK= or limits.conf memlock)",
+		accel_set_error("cannot pin %zu bytes for %s: RLIMIT_MEMLOCK is %llu KiB for this user (raise it with ulimit -l, LimitMEMLOCK= or limits.conf memlock)%s",
 				bytes, what,
-				(unsigned long long)rl.rlim_cur >> 10);
+				(unsigned long long)rl.rlim_cur >> 10, held);
 	else
-		accel_set_error("cannot pin %zu bytes for %s: the driver allows %llu MiB pinned per context (%s)",
+		accel_set_error("cannot pin %zu bytes for %s: the driver allows %llu MiB pinned per context (%s)%s",
 				bytes, what, max >> 20,
 				strcmp(ctx->ops->name, "inproc") ?
 				"raise the module parameter max_pinned_mb" :
-				"raise ACCEL_INPROC_MAX_PINNED_MB");
+				"raise ACCEL_INPROC_MAX_PINNED_MB", held);
 }
 
 /* ------------------------------------------------------------------ */
@@ -304,6 +321,7 @@ int stage_chunk_add_locked(struct accel_staging *p)
 	if (ret)
 		goto err_counter;
 	p->nchunks++;
+	__atomic_add_fetch(&p->pinned, c->r.map_len, __ATOMIC_RELAXED);
 	return 0;
 
 err_counter:

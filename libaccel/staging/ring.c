@@ -59,6 +59,7 @@ static int ring_make_locked(struct accel_staging *p)
 	}
 	g->r.base = (uintptr_t)ptr;
 	g->r.size = p->chunk_size;
+	__atomic_add_fetch(&p->pinned, g->r.map_len, __ATOMIC_RELAXED);
 	ctx->backend->host_pin(ctx, &g->r);
 	/* The chunks may have come out smaller than asked (a pinning limit). */
 	if (g->max > g->r.size / 4)

@@ -212,6 +212,11 @@ struct accel_staging {
 	size_t chunk_size;
 	unsigned int max_chunks;
 	uint32_t doorbell;	/* user event, raised once: stop */
+	/*
+	 * Bytes pinned for the chunks and the ring: atomic, as
+	 * accel_pin_error() reads it with or without the lock.
+	 */
+	size_t pinned;
 
 	/* Protects everything below. */
 	pthread_mutex_t lock;

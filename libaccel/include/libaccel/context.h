@@ -81,6 +81,9 @@
  * * %-ENOENT - ACCEL_TRANSPORT=kernel and /dev/accelstream does not exist
  * * %-EPROTO - the driver's ABI version differs from the library's
  * * %-ENOMEM - out of memory
+ * * %-EMFILE - no file descriptor left for /dev/accelstream (kernel
+ *   transport): the process is at RLIMIT_NOFILE
+ * * %-ENFILE - as %-EMFILE, the system at fs.file-max
  */
 int accel_context_create(accel_context **ctx, unsigned int flags);
 
@@ -129,6 +132,7 @@ int accel_context_destroy(accel_context *ctx);
  * Return: 0 on success, or a negative errno value (errno is never set):
  *
  * * %-ENOENT - @ctx is not a live context
+ * * %-EINVAL - @ctx is a handle of another type (a stream or an event)
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing
  */

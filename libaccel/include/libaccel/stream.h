@@ -244,7 +244,7 @@ typedef void (*accel_host_fn)(void *arg);
  * * %-ENOENT - @stream is stale or unknown, or its context is being destroyed
  * * %-EIO - the @stream failed
  * * %-EAGAIN - the @stream's queue is full (the driver's queue_depth,
- *   65535 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
+ *   65536 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
  *   again
  * * %-EACCES - the @stream's context was created by another process (a forked
  *   child using its parent's context)
@@ -294,7 +294,7 @@ typedef void (*accel_stream_callback_t)(accel_stream_t stream, int status,
  * * %-ENODEV - stream is ACCEL_STREAM_DEFAULT and no context is alive.
  * * %-EIO - the stream had already failed when the call was made.
  * * %-EAGAIN - the stream's queue is full (the driver's queue_depth,
- *   65535 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
+ *   65536 descriptors, are queued; libaccel(7) LIMITS); wait for some of its work to retire and try
  *   again.
  * * %-EACCES - the stream's context was created by another process (a forked
  *   child using its parent's context).
@@ -369,7 +369,7 @@ int accel_stream_add_callback(accel_stream_t stream,
  *   to different contexts, or a handle of the wrong type
  * * %-ENOENT - @stream or @event is stale or unknown
  * * %-EIO - the @stream failed
- * * %-EAGAIN - the @stream's queue is full (65535 descriptors; libaccel(7)
+ * * %-EAGAIN - the @stream's queue is full (65536 descriptors; libaccel(7)
  *   LIMITS)
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "backend.h"
 #include "ip.h"
 
 /*
@@ -243,6 +244,23 @@ err_free:
 }
 
 /*
+ * A pinned allocation in process is a memory file, so it takes a file
+ * descriptor (the module's needs none): out of them, the call fails as
+ * the module's would out of memory (-ENOMEM, the ABI's errno) and says
+ * what is really missing, before the caller's pinning advice could.
+ */
+static int host_fd_error(int err)
+{
+	if (err == EMFILE || err == ENFILE)
+		accel_set_error("no file descriptor left for the in-process transport's memory file of a pinned allocation (%s): %s",
+				err == EMFILE ? "EMFILE" : "ENFILE",
+				err == EMFILE ?
+				"the process is at RLIMIT_NOFILE (raise it with ulimit -n, LimitNOFILE= or limits.conf nofile, or close descriptors)" :
+				"the system is at fs.file-max");
+	return -ENOMEM;
+}
+
+/*
  * Our own view of a host region's memory file, charged and locked as the
  * module pins (the lock is this mapping's own: nothing else holds it).
  */
@@ -256,7 +274,9 @@ static int host_view_map(struct ip_region *reg)
 			 reg->memfd, 0);
 	if (reg->base == MAP_FAILED)
 		goto err_uncharge;
-	if (mlock(reg->base, reg->map_len))
+	/* A child of fork() must not share the pages (libaccel(7) FORK). */
+	if (madvise(reg->base, reg->map_len, MADV_DONTFORK) ||
+	    mlock(reg->base, reg->map_len))
 		goto err_unmap;
 	return 0;
 
@@ -293,7 +313,7 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 	if (reg->core.kind == IP_REGION_HOST) {
 		reg->memfd = memfd_create("accelstream-host", MFD_CLOEXEC);
 		if (reg->memfd < 0) {
-			ret = -ENOMEM;
+			ret = host_fd_error(errno);
 			goto err_free;
 		}
 		if (ftruncate(reg->memfd, (off_t)len)) {
@@ -436,7 +456,7 @@ int ip_mem_import_host(struct accel_transport *tp,
 	if (!map_len)
 		return -ENOENT;
 	if (fd < 0)
-		return -ENOMEM;
+		return host_fd_error(errno);
 
 	reg = region_new(IP_REGION_HOST, 0, size, ACCEL_MEM_HOST);
 	if (!reg) {
