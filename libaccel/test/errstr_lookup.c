@@ -126,15 +126,26 @@ static int host_event_signalled_with_error(void)
 	return T_PASS;
 }
 
+/* The parent's objects a child is handed. */
+struct inherited {
+	accel_context *ctx;
+	accel_event_t e;
+	char *m;
+};
+
 /* In the child: 0, or the step whose errno or message was wrong. */
-static int inherited_child(accel_context *ctx, accel_event_t e, char *m)
+static int inherited_child(void *arg)
 {
+	struct inherited *in = arg;
+
 	alarm(20);
-	if (accel_event_query(e) != -EACCES || !said("parent process"))
+	if (accel_event_query(in->e) != -EACCES || !said("parent process"))
 		return 10;
-	if (accel_host_unregister(m, 0) != -EACCES || !said("parent process"))
+	if (accel_host_unregister(in->m, 0) != -EACCES ||
+	    !said("parent process"))
 		return 11;
-	if (accel_context_destroy(ctx) != -EACCES || !said("parent process"))
+	if (accel_context_destroy(in->ctx) != -EACCES ||
+	    !said("parent process"))
 		return 12;
 	return 0;
 }
@@ -142,35 +153,19 @@ static int inherited_child(accel_context *ctx, accel_event_t e, char *m)
 static int another_process_objects(void)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	const char *backend = "";
-	accel_context *ctx;
-	accel_event_t e;
-	int status;
-	pid_t pid;
+	struct inherited in;
 	char *m;
 
-	ctx = t_ctx();
-	CHECK(ctx);
-	CHECK_OK(accel_context_get_backend(ctx, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
-	CHECK_OK(accel_event_create(ctx, 0, &e));
+	in.ctx = t_ctx();
+	CHECK(in.ctx);
+	if (!t_backend_forks(in.ctx))
+		return T_SKIP;
+	CHECK_OK(accel_event_create(in.ctx, 0, &in.e));
 	m = aligned_alloc(page, page);
 	CHECK(m);
-	CHECK_OK(accel_host_register(ctx, m, page, 0));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		int ret = inherited_child(ctx, e, m);
-
-		fflush(stdout);
-		_exit(ret);
-	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		printf("# child: status %#x\n", status);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_OK(accel_host_register(in.ctx, m, page, 0));
+	in.m = m;
+	CHECK(t_in_child(inherited_child, &in) == 0);
 	CHECK_OK(accel_host_unregister(m, 0));
 	free(m);
 	return T_PASS;

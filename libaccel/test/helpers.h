@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,10 @@ static inline void *t_fake_hook(const char *name, int load)
 	return h ? dlsym(h, name) : NULL;
 }
 
-/* Run @fn(@arg) in a forked child; its exit status, or -1 if it crashed. */
+/*
+ * Run @fn(@arg) in a forked child; its exit status, or -1 if it crashed
+ * (a status other than 0 is printed as a TAP comment).
+ */
 static inline int t_in_child(int (*fn)(void *), void *arg)
 {
 	int status;
@@ -140,11 +144,26 @@ static inline int t_in_child(int (*fn)(void *), void *arg)
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+	if (pid == 0) {
+		int ret = fn(arg);
+
+		fflush(stdout);
+		_exit(ret);
+	}
+	if (waitpid(pid, &status, 0) != pid)
 		return -1;
-	return WEXITSTATUS(status);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		printf("# child: status %#x\n", status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Whether this process's backend survives fork() (CUDA's does not). */
+static inline bool t_backend_forks(accel_context *ctx)
+{
+	const char *backend = "";
+
+	return !accel_context_get_backend(ctx, &backend) &&
+	       strcmp(backend, "cuda");
 }
 
 /*

@@ -24,7 +24,7 @@ static int said(const char *word)
 }
 
 /* The child: 0, or the step that went wrong. */
-static int memlock_child(void)
+static int memlock_child(void *unused __attribute__((unused)))
 {
 	struct rlimit rl = { LIMIT, LIMIT };
 	accel_context *ctx;
@@ -68,32 +68,15 @@ static int memlock_child(void)
 
 static int staging_pool_named_when_it_holds_the_limit(void)
 {
-	const char *backend = "";
-	int status;
-	pid_t pid;
-
 	CHECK(t_ctx());
-	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
+	if (!t_backend_forks(NULL))
+		return T_SKIP;
 	if (geteuid()) {
 		printf("# needs root to become nobody with a limit it cannot raise\n");
 		return T_SKIP;
 	}
 	t_ctx_cleanup();
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		int ret = memlock_child();
-
-		fflush(stdout);
-		_exit(ret);
-	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		printf("# child: status %#x\n", status);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(t_in_child(memlock_child, NULL) == 0);
 	return T_PASS;
 }
 

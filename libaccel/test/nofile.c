@@ -46,7 +46,7 @@ static void use_up_descriptors(void)
 }
 
 /* The child: 0, or the step that went wrong. */
-static int nofile_child(void)
+static int nofile_child(void *unused __attribute__((unused)))
 {
 	accel_context *ctx, *c2;
 	struct rlimit rl;
@@ -114,28 +114,11 @@ static int nofile_child(void)
 
 static int nofile_errors(void)
 {
-	const char *backend = "";
-	int status;
-	pid_t pid;
-
 	CHECK(t_ctx());
-	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (!strcmp(backend, "cuda"))
-		return T_SKIP;	/* the CUDA backend does not survive fork() */
+	if (!t_backend_forks(NULL))
+		return T_SKIP;
 	t_ctx_cleanup();
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		int ret = nofile_child();
-
-		fflush(stdout);
-		_exit(ret);
-	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		printf("# child: status %#x\n", status);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(t_in_child(nofile_child, NULL) == 0);
 	return T_PASS;
 }
 
