@@ -165,9 +165,18 @@ int accel_range_mapped(uint64_t addr, uint64_t len, bool write)
 	return maps_check(start, end, write);
 }
 
+/*
+ * The populate goes in steps of this many bytes: the kernel holds the
+ * process's mmap lock through one call, and a mapping change waiting for
+ * it (another thread's malloc() growing the heap, say) holds up every
+ * fault and populate behind it, so a range of gigabytes in one call would
+ * stall the other threads' copies for seconds.
+ */
+#define POPULATE_STEP	(64UL << 20)
+
 int accel_range_check(uint64_t addr, uint64_t len, bool write)
 {
-	uintptr_t start, end;
+	uintptr_t start, end, at;
 	int tries;
 
 	if (!len)
@@ -175,20 +184,29 @@ int accel_range_check(uint64_t addr, uint64_t len, bool write)
 	if (!page_span(addr, len, &start, &end))
 		return -EFAULT;
 
-	for (tries = 0; tries < 4; tries++) {
-		if (!madvise((void *)start, end - start,
-			     write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ))
-			return 0;
-		if (errno == EFAULT || errno == EHWPOISON)
-			return -EFAULT;
-		/*
-		 * EINVAL: a kernel before 5.14, or VM_IO / VM_PFNMAP pages;
-		 * ENOMEM: a hole, or out of memory. The maps decide.
-		 */
-		if (errno != EINTR && errno != EAGAIN)
-			break;
+	for (at = start; at < end;) {
+		size_t step = end - at < POPULATE_STEP ? end - at :
+							 POPULATE_STEP;
+
+		for (tries = 0; tries < 4; tries++) {
+			if (!madvise((void *)at, step, write ?
+				     MADV_POPULATE_WRITE : MADV_POPULATE_READ))
+				break;
+			if (errno == EFAULT || errno == EHWPOISON)
+				return -EFAULT;
+			/*
+			 * EINVAL: a kernel before 5.14, or VM_IO / VM_PFNMAP
+			 * pages; ENOMEM: a hole, or out of memory. The maps
+			 * decide.
+			 */
+			if (errno != EINTR && errno != EAGAIN)
+				return maps_check(start, end, write);
+		}
+		if (tries == 4)
+			return maps_check(start, end, write);
+		at += step;
 	}
-	return maps_check(start, end, write);
+	return 0;
 }
 
 int accel_copy_checked(void *dst, const void *src, size_t len)

@@ -550,7 +550,7 @@ static int d2h_direct_locked(struct accel_staging *p, uint32_t kstream,
 /*
  * A copy of several pieces is queued whole or not at all: with less room
  * on the stream than its pieces may take (STAGE_DESCS each), -EAGAIN
- * before the first. Another thread submitting to the same stream at the
+ * before the first; -EINVAL when they would not fit even an empty queue. Another thread submitting to the same stream at the
  * same time can still take the room (libaccel(7) LIMITS).
  */
 static int room_check_locked(struct accel_staging *p, uint32_t kstream,
@@ -568,6 +568,14 @@ static int room_check_locked(struct accel_staging *p, uint32_t kstream,
 		return 0;	/* the submit says what is wrong */
 	if (q.queued + pieces * STAGE_DESCS <= ctx->info.queue_depth)
 		return 0;
+	/* No synchronize can make room for it: not a reason to try again. */
+	if (pieces * STAGE_DESCS > ctx->info.queue_depth) {
+		accel_set_error("a staged copy of %zu bytes takes up to %llu descriptors (%llu pieces of at most %zu bytes), more than a stream's queue holds (%u): copy less at a time, or raise ACCEL_STAGING_CHUNK_KB",
+				bytes, (unsigned long long)(pieces * STAGE_DESCS),
+				(unsigned long long)pieces, p->chunk_size,
+				ctx->info.queue_depth);
+		return -EINVAL;
+	}
 	accel_set_error("a staged copy of %zu bytes takes up to %llu descriptors (%llu pieces of at most %zu bytes); the stream has %llu queued of at most %u: synchronize it, or copy less at a time",
 			bytes, (unsigned long long)(pieces * STAGE_DESCS),
 			(unsigned long long)pieces, p->chunk_size,

@@ -55,7 +55,7 @@ void accel_pin_error(struct accel_ctx *ctx, size_t bytes, const char *what)
 			 "; the staging pool holds %zu KiB of it (fewer ACCEL_STAGING_CHUNKS or a smaller ACCEL_STAGING_CHUNK_KB make it smaller)",
 			 staged >> 10);
 	if (rlim)
-		accel_set_error("cannot pin %zu bytes for %s: RLIMIT_MEMLOCK is %llu KiB for this user (raise it with ulimit -l, LimitMEMLOCK= or limits.conf memlock)%s",
+		accel_set_error("cannot pin %zu bytes for %s: RLIMIT_MEMLOCK is %llu KiB for this process (raise it with ulimit -l, LimitMEMLOCK= or limits.conf memlock)%s",
 				bytes, what,
 				(unsigned long long)rl.rlim_cur >> 10, held);
 	else

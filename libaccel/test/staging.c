@@ -435,6 +435,39 @@ static int parallel_fill_exact(void)
 	return T_PASS;
 }
 
+/*
+ * A pageable copy whose pieces would not fit even an empty queue (4 KiB
+ * chunks: 64 MiB is 16384 pieces of 4 descriptors) is -EINVAL, not an
+ * -EAGAIN that no synchronize can end; nothing is queued, and the same
+ * stream then takes a copy that fits.
+ */
+static int larger_than_any_queue(void)
+{
+	const size_t n = 64 * MB;
+	unsigned char *src, *dev;
+	accel_context *ctx;
+	accel_stream_t s;
+	int ret;
+
+	CHECK_OK(accel_context_create(&ctx, 0));
+	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
+	CHECK_OK(accel_malloc(ctx, (void **)&dev, n));
+	src = calloc(1, n);
+	CHECK(src);
+	/* The pool takes its settings at the context's first staged copy. */
+	CHECK(!setenv("ACCEL_STAGING_CHUNK_KB", "4", 1));
+	ret = accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D);
+	unsetenv("ACCEL_STAGING_CHUNK_KB");
+	CHECK_RET(ret, -EINVAL);
+	CHECK(strstr(accel_last_error_string(), "more than a stream's queue"));
+	CHECK_OK(accel_stream_query(s));
+	CHECK_OK(accel_memcpy_async(s, dev, src, MB, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	accel_context_destroy(ctx);
+	free(src);
+	return T_PASS;
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
@@ -442,6 +475,7 @@ int main(void)
 		T(exact_across_boundaries), T(write_done_when_synchronized),
 		T(order_kept), T(read_after_pageable_write),
 		T(streams_stay_independent), T(parallel_fill_exact),
+		T(larger_than_any_queue),
 	};
 
 	ps = sysconf(_SC_PAGESIZE);
