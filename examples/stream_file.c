@@ -47,7 +47,11 @@
  *   run in its middle, with work in flight, whatever the machine's speed.
  *   SIZE: bytes to stream (default: the file's size); lets a block device
  *   carry a file whose size is not a multiple of its sectors.
- * Figures go to standard error; a byte that differs fails the run (exit 1).
+ * FILE: a regular file or a block device (not a pipe: its size must be
+ * known). CHUNK_BYTES: 1 to 1 GiB; THREADS: 1 to 64.
+ * Figures go to standard error; a byte that differs fails the run (exit 1),
+ * and so does a file that gets shorter while it is streamed; SIGINT or
+ * SIGTERM end it with 128 + the signal's number (130, 143).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,14 +73,15 @@
 
 #define NSLOT		2
 #define MAX_THREADS	64
+#define MAX_CHUNK	(1ULL << 30)
 #define SEC_NS		(30ULL * 1000000000ULL)
 
 static volatile sig_atomic_t interrupted;
 
+/* The signal that interrupts the run, or 0. */
 static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
 /*
@@ -100,7 +105,10 @@ static int pause_point(int fd, uint64_t n)
 
 static int die(const char *what, int err)
 {
-	fprintf(stderr, "stream_file: %s: %s\n", what, accel_strerror(err));
+	const char *why = accel_last_error_string();
+
+	fprintf(stderr, "stream_file: %s: %s%s%s\n", what, accel_strerror(err),
+		*why ? ": " : "", why);
 	return 1;
 }
 
@@ -373,7 +381,8 @@ int main(int argc, char **argv)
 	struct sigaction sa_int = { .sa_handler = on_signal };
 	const char *path, *name = NULL, *transport, *backend;
 	static const char usage[] =
-		"usage: %s [-c CHUNK_BYTES] [-t THREADS] [-m pread|mmap] [-n NAME] [-p N:FD] FILE [SIZE]\n";
+		"usage: %s [-c CHUNK_BYTES] [-t THREADS] [-m pread|mmap] [-n NAME] [-p N:FD] FILE [SIZE]\n"
+		"  CHUNK_BYTES: 1 to 1073741824; THREADS: 1 to 64\n";
 	uint64_t pause_at = 0;
 	int pause_fd = -1, nthreads = default_threads(), use_mmap = 0;
 	double t, t_read1 = 0, t_readn = 0, t_h2d = 0, t_d2h = 0;
@@ -401,7 +410,9 @@ int main(int argc, char **argv)
 		} else if (opt == 'm' && (!strcmp(optarg, "pread") ||
 					  !strcmp(optarg, "mmap"))) {
 			use_mmap = !strcmp(optarg, "mmap");
-		} else if (opt != 'c' || !(chunk = strtoull(optarg, NULL, 0))) {
+		} else if (opt != 'c' || optarg[0] == '-' ||
+			   !(chunk = strtoull(optarg, &end, 0)) || *end ||
+			   chunk > MAX_CHUNK) {
 			fprintf(stderr, usage, argv[0]);
 			return 2;
 		}
@@ -533,7 +544,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stream_file: interrupted; %" PRIu64 " of %" PRIu64 " chunks had come back\n",
 			back, nchunks);
 		accel_context_destroy(ctx);
-		return 130;
+		return 128 + interrupted;
 	}
 	accel_context_destroy(ctx);
 	if (map != MAP_FAILED)
@@ -542,8 +553,20 @@ int main(int argc, char **argv)
 	free(scratch);
 	if (ret == -EILSEQ)
 		return 1;
-	if (ret)
+	if (ret) {
+		struct stat st;
+
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size < size) {
+			fprintf(stderr, "stream_file: %s: the file got shorter while it was streamed (%" PRIu64 " bytes, now %lld)\n",
+				path, size, (long long)st.st_size);
+			return 1;
+		}
 		return die("streaming", ret);
+	}
+	/* A signal that came once everything was done still ends the run. */
+	if (interrupted)
+		return 128 + interrupted;
 
 	fprintf(stderr, "stream_file: file            %s, %" PRIu64 " bytes\n", name, size);
 	fprintf(stderr, "stream_file: engine          %s transport, %s backend; %d thread%s, a stream each; %" PRIu64 " chunks of %zu bytes; %d window%s of %" PRIu64 " bytes of device memory\n",
