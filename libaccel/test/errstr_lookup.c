@@ -81,10 +81,14 @@ static int unknown_and_refused_memory(void)
 	CHECK(t_ctx());
 	m = aligned_alloc(page, 2 * page);
 	CHECK(m);
+	/*
+	 * Kept mapped without access to the end: an address unmapped here
+	 * could be mapped again by the calls below (a sanitizer's runtime,
+	 * the stand-in libcudart) before it is registered.
+	 */
 	gone = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		    0);
 	CHECK(gone != MAP_FAILED);
-	CHECK(!munmap(gone, page));
 	CHECK_OK(accel_host_register(NULL, m, page, 0));
 	CHECK_RET(accel_host_register(NULL, m, page, 0), -EEXIST);
 	CHECK(said("overlaps"));
@@ -96,6 +100,7 @@ static int unknown_and_refused_memory(void)
 	CHECK(said("not an accel_malloc() block"));
 	CHECK_OK(accel_host_unregister(m, 0));
 	free(m);
+	munmap(gone, page);
 	return T_PASS;
 }
 
