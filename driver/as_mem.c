@@ -514,7 +514,8 @@ int as_mem_mmap(struct as_ctx *ctx, struct vm_area_struct *vma)
 	m->maps++;
 	spin_unlock(&ctx->lock);
 
-	as_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* A child of fork() gets none of the pinned pages (VM_DONTCOPY). */
+	as_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	for (i = 0; i < n && !ret; i++)
 		ret = vm_insert_page(vma, vma->vm_start + (i << PAGE_SHIFT),
 				     m->pages[i]);
