@@ -153,18 +153,6 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 		accel_kregion_release(ctx, *handle, 0);
 		return ret;
 	}
-	/*
-	 * The library's own pinned memory (staging chunks, the ring): a
-	 * child of fork() gets none of it (libaccel(7) FORK). The module
-	 * makes its mappings so itself (VM_DONTCOPY); a kernel that refuses
-	 * the advice on them changes nothing there.
-	 */
-	if (madvise(*ptr, *map_len, MADV_DONTFORK) &&
-	    ctx->ops != &accel_transport_kernel) {
-		accel_kregion_release(ctx, *handle, 0);
-		munmap(*ptr, *map_len);
-		return -ENOMEM;
-	}
 	/* An executor backend finds HOST_ALLOC regions by handle. */
 	ret = ctx->backend->host_map(ctx, *handle, *ptr, *map_len);
 	if (ret) {

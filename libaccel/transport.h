@@ -21,7 +21,11 @@ struct accel_transport_ops {
 	void (*close)(struct accel_transport *tp);
 	/* One ACCEL_IOC_* command; 0 or -errno, never errno. */
 	int (*ioctl)(struct accel_transport *tp, unsigned long cmd, void *arg);
-	/* Map an ACCEL_MEM_HOST allocation at its mmap offset. */
+	/*
+	 * Map an ACCEL_MEM_HOST allocation at its mmap offset, as a mapping
+	 * that no child of fork() inherits (libaccel(7) FORK): the module
+	 * makes its mappings VM_DONTCOPY, inproc advises MADV_DONTFORK.
+	 */
 	int (*mmap)(struct accel_transport *tp, uint64_t offset, size_t len,
 		    void **addr);
 	/*

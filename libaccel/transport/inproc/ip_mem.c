@@ -414,13 +414,20 @@ int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
 	} else if (!len || len > reg->map_len) {
 		ret = -EINVAL;
 	} else {
-		/* A second mapping of the same pages: the user may unmap it. */
+		/*
+		 * A second mapping of the same pages: the user may unmap it.
+		 * A child of fork() must not share them (libaccel(7) FORK).
+		 */
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 reg->memfd, 0);
-		if (p == MAP_FAILED)
+		if (p == MAP_FAILED) {
 			ret = -ENOMEM;
-		else
+		} else if (madvise(p, len, MADV_DONTFORK)) {
+			munmap(p, len);
+			ret = -ENOMEM;
+		} else {
 			*addr = p;
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	return ret;
