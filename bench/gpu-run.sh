@@ -81,9 +81,10 @@ run "libaccel cuda test, ACCEL_CUDA_NO_BATCH=1" 120 \
 run "libaccel cuda test, ACCEL_CUDA_NO_MERGE=1" 120 \
 	env ACCEL_CUDA_NO_MERGE=1 VERBOSE=1 ./libaccel/test/runtests.sh \
 	libaccel/build/test cuda memcpy || status=1
-# Completion by host word (cuStreamWriteValue32), and the pipeline off.
-run "libaccel tests, ACCEL_CUDA_COMPLETION=word" 300 \
-	env ACCEL_CUDA_COMPLETION=word VERBOSE=1 ./libaccel/test/runtests.sh \
+# Completion by events (the default is a host word written with
+# cuStreamWriteValue32), and the pipeline off.
+run "libaccel tests, ACCEL_CUDA_COMPLETION=event" 300 \
+	env ACCEL_CUDA_COMPLETION=event VERBOSE=1 ./libaccel/test/runtests.sh \
 	libaccel/build/test cuda memcpy stream event staging staging_ring \
 	staging_d2h staging_pinned pageable threads || status=1
 run "libaccel tests, ACCEL_CUDA_ISSUER=0 ACCEL_CUDA_HYBRID=0" 300 \
@@ -122,27 +123,27 @@ run "latency, cuda" 120 env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency \
 # The same with libaccel's breakdown (--trace, ACCEL_TRACE=1): per row,
 # the median of each phase (submit -> fetched -> CUDA call -> returned ->
 # seen done -> retired -> waiter returned), the CUDA calls per range and
-# the thread hand-offs; then with the issuer off and with host words.
+# the thread hand-offs; then with the issuer off and with events.
 run "latency, cuda, ACCEL_TRACE=1 breakdown" 120 \
 	env BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency --trace
 run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_ISSUER=0" 120 \
 	env ACCEL_CUDA_ISSUER=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
 	./bench/latency --trace
-run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_COMPLETION=word" 120 \
-	env ACCEL_CUDA_COMPLETION=word BENCH_ITERS=${BENCH_ITERS:-2000} \
+run "latency, cuda, ACCEL_TRACE=1 breakdown, ACCEL_CUDA_COMPLETION=event" 120 \
+	env ACCEL_CUDA_COMPLETION=event BENCH_ITERS=${BENCH_ITERS:-2000} \
 	./bench/latency --trace
 # Without coalescing contiguous copies: the batch row is then one
 # cudaMemcpyBatchAsync of 64, like the raw baseline next to it.
 run "latency, cuda, ACCEL_CUDA_NO_MERGE=1" 120 env ACCEL_CUDA_NO_MERGE=1 \
 	BENCH_ITERS=${BENCH_ITERS:-2000} ./bench/latency
 # The executor pipeline (libaccel/backend/cuda/cuda.h), each part against
-# itself switched off, raw CUDA in every run: completion seen on a host
-# word (raw: cuStreamWriteValue32 polled, in every latency run) against
-# events; the issuer off (every copy issued by the thread that submits:
+# itself switched off, raw CUDA in every run: completion seen through
+# events against the default host word (raw: both, in every latency run);
+# the issuer off (every copy issued by the thread that submits:
 # the "64 calls per sync" row); the hybrid wait off (on by default).
-run "latency, cuda, ACCEL_CUDA_COMPLETION=word" 120 \
-	env ACCEL_CUDA_COMPLETION=word BENCH_ITERS=${BENCH_ITERS:-2000} \
-	./bench/latency --csv "$OUT/latency-word.csv"
+run "latency, cuda, ACCEL_CUDA_COMPLETION=event" 120 \
+	env ACCEL_CUDA_COMPLETION=event BENCH_ITERS=${BENCH_ITERS:-2000} \
+	./bench/latency --csv "$OUT/latency-event.csv"
 run "latency, cuda, ACCEL_CUDA_ISSUER=0 (decoupled issue off)" 120 \
 	env ACCEL_CUDA_ISSUER=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
 	./bench/latency --csv "$OUT/latency-noissuer.csv"
@@ -156,18 +157,24 @@ run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth.csv"
 # The pinned and duplex rows again (where the wait's wake-up showed: D2D
-# 1 MiB - 1 GiB, H2D 1 MiB, duplex) with the hybrid wait off, and with
-# completion by host word.
+# 1 MiB - 1 GiB, H2D 1 MiB, duplex) with the hybrid wait off, with
+# completion by events, with every burst's copy handed to the issuer
+# thread however big (ACCEL_CUDA_INLINE_BYTES at its maximum: the
+# previous behaviour), and with no issuer thread at all.
 run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=0" 300 \
 	env ACCEL_CUDA_HYBRID=0 BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth-hybrid-off.csv"
-run "bandwidth, cuda, pinned rows, ACCEL_CUDA_COMPLETION=word" 300 \
-	env ACCEL_CUDA_COMPLETION=word BENCH_PINNED_ONLY=1 \
-	BENCH_REPS=${BENCH_REPS:-3} BENCH_BYTES=${BENCH_BYTES:-536870912} \
-	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
-	--csv "$OUT/bandwidth-word.csv"
+for cfg in "ACCEL_CUDA_COMPLETION=event" \
+	   "ACCEL_CUDA_INLINE_BYTES=4294967295" "ACCEL_CUDA_ISSUER=0"; do
+	tag=$(echo "$cfg" | tr 'A-Z_=' 'a-z--' | sed 's/^accel-cuda-//')
+	run "bandwidth, cuda, pinned rows, $cfg" 300 \
+		env "$cfg" BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
+		BENCH_BYTES=${BENCH_BYTES:-536870912} \
+		BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
+		--csv "$OUT/bandwidth-$tag.csv"
+done
 # The staging pool of pageable copies (libaccel/staging/), each setting
 # against the defaults of the pass above, raw CUDA in every pass: the ring
 # of small copies off (every H2D through the chunks), half the copying

@@ -21,7 +21,11 @@
  *    independent small copies as one
  *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
  *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
- *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
+ *    into one copy. A burst's submission that moves at least
+ *    ACCEL_CUDA_INLINE_BYTES (default one more than ACCEL_CUDA_BATCH_MAX)
+ *    is too big for a batch call and is issued by its submitter, as raw
+ *    CUDA issues it (the issuer would make the same one call later, with
+ *    the device idle meanwhile). COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
  *    MEMSET -> cudaMemsetAsync (8-bit), cuMemsetD16Async or
  *    cuMemsetD32Async; COPY_2D -> cudaMemcpy2DAsync(cudaMemcpyDefault);
  *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
@@ -38,11 +42,11 @@
  *    or when the stream went quiet
  *    (ACCEL_CUDA_LAZY_US, 10) or its oldest range has waited
  *    ACCEL_CUDA_LAZY_MAX_US (500); it covers every earlier range of the
- *    stream. The marker is a cudaEventRecord polled with cudaEventQuery,
- *    or with ACCEL_CUDA_COMPLETION=word a cuStreamWriteValue32 of the
- *    range's last seq into a word of mapped pinned memory that the host
- *    reads (the driver call reached through
- *    cudaGetDriverEntryPointByVersion; events where it is missing). An
+ *    stream. The marker is a cuStreamWriteValue32 of the range's last
+ *    seq into a word of mapped pinned memory that the host reads (the
+ *    driver call reached through cudaGetDriverEntryPointByVersion; events
+ *    where it is missing), or with ACCEL_CUDA_COMPLETION=event a
+ *    cudaEventRecord polled with cudaEventQuery. An
  *    event is still recorded where one is needed to sleep on or to learn
  *    of an asynchronous error. The completion thread reports what nobody
  *    waits for: it takes ranges in order per stream and reports them with
@@ -373,6 +377,8 @@ struct cx_config {
 	unsigned int spin_ns;
 	bool issuer;			/* an issuer thread takes bursts */
 	uint64_t issue_spin_ns;		/* how long it stays hot */
+	uint64_t inline_bytes;		/* a burst's submission this large:
+					 * issued by its submitter */
 	bool hybrid;			/* hybrid waiting */
 	uint64_t wake_ns;		/* poll from this close to the end */
 	bool word;			/* completion by host word */
@@ -559,7 +565,8 @@ bool accel_cuda_reap(struct accel_ctx *ctx);
 struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 				bool create);
 void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s);
-void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_);
+void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_,
+	     uint64_t bytes);
 void accel_cuda_kick(struct accel_ctx *ctx);
 void *cx_fetch_main(void *arg);
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
@@ -593,7 +600,9 @@ bool accel_cuda_poll(struct accel_ctx *ctx);
 
 /* trace.c: ACCEL_TRACE */
 extern __thread uint64_t cx_tl_submit_ns;
-void accel_cuda_mark_submit(struct accel_ctx *ctx);
+extern __thread uint64_t cx_tl_submit_bytes;
+void accel_cuda_mark_submit(struct accel_ctx *ctx,
+			    const struct accel_desc *descs, uint32_t count);
 void accel_cuda_trace_wait(struct accel_ctx *ctx);
 int cx_trace_init(struct accel_cuda *cx);
 void cx_trace_fini(struct accel_cuda *cx);
