@@ -25,8 +25,7 @@
  *    ACCEL_CUDA_INLINE_BYTES (default one more than ACCEL_CUDA_BATCH_MAX)
  *    is too big for a batch call and is issued by its submitter, as raw
  *    CUDA issues it (the issuer would make the same one call later, with
- *    the device idle meanwhile). COPY -> cudaMemcpyAsync(the direction from the
- *    regions, cudaMemcpyDefault for external memory);
+ *    the device idle meanwhile). COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
  *    MEMSET -> cudaMemsetAsync (8-bit), cuMemsetD16Async or
  *    cuMemsetD32Async; COPY_2D -> cudaMemcpy2DAsync(cudaMemcpyDefault);
  *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
@@ -228,7 +227,6 @@ struct cx_copy {
 	size_t len;
 	uint64_t seq;
 	uint32_t dreg, sreg;		/* region handles: merge within one */
-	enum cudaMemcpyKind kind;	/* from the two regions' kinds */
 };
 
 struct cx_stream {
@@ -374,7 +372,6 @@ struct cx_config {
 	bool batch_ok;
 	bool multi_dev;			/* more than one device: save/restore */
 	bool merge_ok;			/* coalesce contiguous copies */
-	bool default_kind;		/* every copy cudaMemcpyDefault */
 	unsigned int batch_max_bytes;
 	uint64_t lazy_ns, lazy_max_ns;
 	unsigned int spin_ns;

@@ -195,27 +195,6 @@ static unsigned int cx_merge(const struct accel_cuda *cx,
 	return nm;
 }
 
-/*
- * The direction of a copy, from its regions' kinds: the runtime then
- * need not look both pointers up (cudaMemcpyDefault does). Memory of
- * ACCEL_MEM_EXTERNAL may be either: Default. ACCEL_CUDA_DEFAULT_KIND=1:
- * Default for every copy.
- */
-static enum cudaMemcpyKind cx_copy_kind(const struct accel_cuda *cx,
-					const struct accel_exec_item *it)
-{
-	static const enum cudaMemcpyKind k[2][2] = {
-		{ cudaMemcpyHostToHost, cudaMemcpyHostToDevice },
-		{ cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice },
-	};
-
-	if (cx->cfg.default_kind || it->src_kind == ACCEL_REGION_EXTERNAL ||
-	    it->dst_kind == ACCEL_REGION_EXTERNAL)
-		return cudaMemcpyDefault;
-	return k[it->src_kind == ACCEL_REGION_DEVICE]
-		[it->dst_kind == ACCEL_REGION_DEVICE];
-}
-
 /* Enqueue one copy at a time; on an error, fail that descriptor. */
 static void cx_copies_single(struct accel_cuda *cx, struct cx_stream *s,
 			     const struct cx_copy *c, unsigned int n)
@@ -227,7 +206,7 @@ static void cx_copies_single(struct accel_cuda *cx, struct cx_stream *s,
 
 		CX_COUNT(cx, s->open, issue_calls);
 		e = cx_rt.cudaMemcpyAsync(c[i].dst, c[i].src, c[i].len,
-					  c[i].kind, s->cs);
+					  cudaMemcpyDefault, s->cs);
 
 		if (e != cudaSuccess) {
 			cx_range_fail(s->open, c[i].seq,
@@ -291,7 +270,7 @@ void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 						e = cx_rt.cudaMemcpyAsync(
 							m[k].dst, m[k].src,
 							m[k].len,
-							m[k].kind,
+							cudaMemcpyDefault,
 							s->cs);
 					}
 					if (k > 1 || e == cudaSuccess)
@@ -525,7 +504,6 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		c[s->ncopies].seq = it->seq;
 		c[s->ncopies].dreg = it->desc.dst;
 		c[s->ncopies].sreg = it->desc.src;
-		c[s->ncopies].kind = cx_copy_kind(cx, it);
 		s->ncopies++;
 		return;
 	}
