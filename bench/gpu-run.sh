@@ -158,16 +158,14 @@ run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
 	--csv "$OUT/bandwidth.csv"
 # The pinned and duplex rows again (where the wait's wake-up showed: D2D
 # 1 MiB - 1 GiB, H2D 1 MiB, duplex) with the hybrid wait off, with
-# completion by events, with every burst's copy handed to the issuer
-# thread however big (ACCEL_CUDA_INLINE_BYTES at its maximum: the
-# previous behaviour), and with no issuer thread at all.
+# completion by events, and with no issuer thread (every copy issued by
+# the thread that submits it).
 run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=0" 300 \
 	env ACCEL_CUDA_HYBRID=0 BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth-hybrid-off.csv"
-for cfg in "ACCEL_CUDA_COMPLETION=event" \
-	   "ACCEL_CUDA_INLINE_BYTES=4294967295" "ACCEL_CUDA_ISSUER=0"; do
+for cfg in "ACCEL_CUDA_COMPLETION=event" "ACCEL_CUDA_ISSUER=0"; do
 	tag=$(echo "$cfg" | tr 'A-Z_=' 'a-z--' | sed 's/^accel-cuda-//')
 	run "bandwidth, cuda, pinned rows, $cfg" 300 \
 		env "$cfg" BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \

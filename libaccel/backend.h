@@ -29,7 +29,6 @@
 
 struct accel_ctx;
 struct accel_region;
-struct accel_desc;
 
 /* What a backend says of the context's device (device.c). */
 struct accel_backend_device {
@@ -91,9 +90,7 @@ struct accel_backend_device {
  *	ns (0: a poll; -ETIME while not satisfied, -EINTR interrupted),
  *	called at least once, as a poll. Its last answer; -ETIME: the caller
  *	waits in the transport.
- * @mark_submit: this thread is about to submit @count descriptors @descs
- *	(ACCEL_TRACE stamps the time; the cuda backend notes how many bytes
- *	they move, for its after-submit @kick).
+ * @mark_submit: ACCEL_TRACE: the time of a submit (this thread).
  * @trace_wait: ACCEL_TRACE: a wait returned.
  * @device_query: what the context's device is; 0 or -errno.
  * @mem_info: free and total bytes of the context's device memory; 0,
@@ -126,8 +123,7 @@ struct accel_backend_ops {
 	int (*wait_fast)(struct accel_ctx *ctx,
 			 int (*poll_fn)(struct accel_ctx *, void *, uint64_t),
 			 void *arg, uint64_t deadline);
-	void (*mark_submit)(struct accel_ctx *ctx,
-			    const struct accel_desc *descs, uint32_t count);
+	void (*mark_submit)(struct accel_ctx *ctx);
 	void (*trace_wait)(struct accel_ctx *ctx);
 	int (*device_query)(struct accel_ctx *ctx,
 			    struct accel_backend_device *out);

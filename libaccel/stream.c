@@ -523,7 +523,7 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 	ret = accel_ctx_queueing(ctx);
 	if (ret)
 		return ret;
-	ctx->backend->mark_submit(ctx, descs, count);
+	ctx->backend->mark_submit(ctx);
 	memset(&sub, 0, sizeof(sub));
 	sub.stream = kstream;
 	sub.count = count;

@@ -24,14 +24,6 @@ static void cpu_nop(struct accel_ctx *ctx)
 	(void)ctx;
 }
 
-static void cpu_mark_submit(struct accel_ctx *ctx,
-			    const struct accel_desc *descs, uint32_t count)
-{
-	(void)ctx;
-	(void)descs;
-	(void)count;
-}
-
 static bool cpu_false(struct accel_ctx *ctx)
 {
 	(void)ctx;
@@ -176,7 +168,7 @@ const struct accel_backend_ops accel_backend_cpu = {
 	.kick = cpu_nop,
 	.poll = cpu_false,
 	.wait_fast = cpu_wait_fast,
-	.mark_submit = cpu_mark_submit,
+	.mark_submit = cpu_nop,
 	.trace_wait = cpu_nop,
 	.device_query = cpu_device_query,
 	.mem_info = cpu_mem_info,

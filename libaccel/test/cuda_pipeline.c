@@ -5,8 +5,7 @@
  * while a copy is being issued goes down as one cudaMemcpyBatchAsync, an
  * isolated copy goes down alone and at once, order and data hold within
  * a burst, an error in the middle of a batch fails its own stream only
- * (the copies before it landed, those after it did not run), a burst's
- * copies too big for a batch go down from the submitting thread, and
+ * (the copies before it landed, those after it did not run), and
  * completions are seen through the host word (cuStreamWriteValue32, the
  * default), not by querying events. Skips, with the reason,
  * without the stand-in (on a GPU: its hooks are not there).
@@ -648,63 +647,11 @@ static int default_completion_is_host_word(void)
 	return T_PASS;
 }
 
-/*
- * A burst of copies too big for a batch call (more than
- * ACCEL_CUDA_BATCH_MAX, 256 KiB): the issuer could only make the same
- * one call per copy, later, so each goes down from the thread that
- * submits it, before accel_memcpy_async returns, even with the issuer
- * hot. A small copy in the same burst is still the issuer's.
- */
-static int burst_large_copies_by_submitter(void)
-{
-	const size_t big = 512 << 10;
-	const unsigned int k = 6;
-	unsigned char *h;
-	accel_stream_t s;
-	long mine;
-	unsigned int i;
-	char *d;
-	int ret;
-
-	if (getenv("ACCEL_CUDA_INLINE_BYTES") ||
-	    getenv("ACCEL_CUDA_BATCH_MAX")) {
-		printf("# the caller set ACCEL_CUDA_INLINE_BYTES or ACCEL_CUDA_BATCH_MAX\n");
-		return T_SKIP;
-	}
-	ret = hot_stream(&s);
-	if (ret != T_PASS)
-		return ret;
-	h = t_host_buf(big * (k + 1));
-	CHECK(h);
-	CHECK_OK(accel_malloc(NULL, (void **)&d, big * (k + 1)));
-	t_fill(h, big * (k + 1), 4);
-	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-
-	/* The first two after the wait are inline anyway; the rest a burst. */
-	for (i = 0; i < k; i++) {
-		mine = f_tcount("cudaMemcpyAsync");
-		CHECK_OK(accel_memcpy_async(s, d + big * i, h + big * i, big,
-					    ACCEL_MEMCPY_H2D));
-		CHECK(f_tcount("cudaMemcpyAsync") == mine + 1);
-	}
-	/* Small, in the same burst: handed to the (hot) issuer. */
-	mine = f_tcount("cudaMemcpyAsync") + f_tcount("cudaMemcpyBatchAsync");
-	CHECK_OK(accel_memcpy_async(s, d + big * k, h + big * k, 64,
-				    ACCEL_MEMCPY_H2D));
-	CHECK(f_tcount("cudaMemcpyAsync") + f_tcount("cudaMemcpyBatchAsync") ==
-	      mine);
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(!memcmp(d, h, big * k + 64));
-	return T_PASS;
-}
-
 int main(void)
 {
 	static const struct t_case cases[] = {
 		T(isolated_copy_issued_at_once), T(round_trip_no_hand_off),
 		T(burst_batched_while_issuing), T(burst_keeps_order),
-		T(burst_large_copies_by_submitter),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(default_completion_is_host_word),
 		T(wait_for_long_copies),

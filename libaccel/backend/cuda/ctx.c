@@ -103,9 +103,6 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	/* The executor pipeline's switches (cuda.h), to compare on and off. */
 	cx->cfg.issuer = env_uint("ACCEL_CUDA_ISSUER", 1) != 0;
 	cx->cfg.issue_spin_ns = env_uint("ACCEL_CUDA_ISSUE_SPIN_US", 2) * 1000ULL;
-	/* Too big for a batch call: the issuer has nothing to add. */
-	cx->cfg.inline_bytes = env_uint("ACCEL_CUDA_INLINE_BYTES",
-					cx->cfg.batch_max_bytes + 1);
 	cx->cfg.hybrid = env_uint("ACCEL_CUDA_HYBRID", 1) != 0;
 	cx->cfg.wake_ns = env_uint("ACCEL_CUDA_WAKE_US", 20) * 1000ULL;
 	{

@@ -21,11 +21,7 @@
  *    independent small copies as one
  *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
  *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
- *    into one copy. A burst's submission that moves at least
- *    ACCEL_CUDA_INLINE_BYTES (default one more than ACCEL_CUDA_BATCH_MAX)
- *    is too big for a batch call and is issued by its submitter, as raw
- *    CUDA issues it (the issuer would make the same one call later, with
- *    the device idle meanwhile). COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
+ *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
  *    MEMSET -> cudaMemsetAsync (8-bit), cuMemsetD16Async or
  *    cuMemsetD32Async; COPY_2D -> cudaMemcpy2DAsync(cudaMemcpyDefault);
  *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
@@ -377,8 +373,6 @@ struct cx_config {
 	unsigned int spin_ns;
 	bool issuer;			/* an issuer thread takes bursts */
 	uint64_t issue_spin_ns;		/* how long it stays hot */
-	uint64_t inline_bytes;		/* a burst's submission this large:
-					 * issued by its submitter */
 	bool hybrid;			/* hybrid waiting */
 	uint64_t wake_ns;		/* poll from this close to the end */
 	bool word;			/* completion by host word */
@@ -565,8 +559,7 @@ bool accel_cuda_reap(struct accel_ctx *ctx);
 struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 				bool create);
 void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s);
-void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_,
-	     uint64_t bytes);
+void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_);
 void accel_cuda_kick(struct accel_ctx *ctx);
 void *cx_fetch_main(void *arg);
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);
@@ -600,9 +593,7 @@ bool accel_cuda_poll(struct accel_ctx *ctx);
 
 /* trace.c: ACCEL_TRACE */
 extern __thread uint64_t cx_tl_submit_ns;
-extern __thread uint64_t cx_tl_submit_bytes;
-void accel_cuda_mark_submit(struct accel_ctx *ctx,
-			    const struct accel_desc *descs, uint32_t count);
+void accel_cuda_mark_submit(struct accel_ctx *ctx);
 void accel_cuda_trace_wait(struct accel_ctx *ctx);
 int cx_trace_init(struct accel_cuda *cx);
 void cx_trace_fini(struct accel_cuda *cx);

@@ -521,7 +521,7 @@ void cx_after_report(struct accel_cuda *cx)
 {
 	if (cx->cfg.trace)
 		atomic_fetch_add(&cx->tr.after_kicks, 1);
-	cx_kick(cx, 0, false, 0);
+	cx_kick(cx, 0, false);
 }
 
 /*

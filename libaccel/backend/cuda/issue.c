@@ -276,18 +276,13 @@ static bool cx_burst(struct accel_cuda *cx)
  * Fetch and enqueue what became fetchable, from the calling thread
  * (inline: the thread that submitted issues its own CUDA work, no thread
  * hand-off), unless the submission is part of a burst (@inline_ and
- * cx_burst()) and moves fewer than cfg.inline_bytes (@bytes): that is
- * the issuer's, woken hot if it is not, so that the submitting thread
- * returns as soon as the transport has the descriptors. A burst's copy
- * too big for a batch call gains nothing from the issuer (it is one CUDA
- * call either way, and on the device for longer than that call takes)
- * and would wait for the issuer's turn: its submitter issues it.
- * Whoever holds exec_lock already fetches on our behalf: the kick flag
- * makes it poll once more after the work we just made fetchable, so
- * none is left behind.
+ * cx_burst()): that is the issuer's, woken hot if it is not, so that the
+ * submitting thread returns as soon as the transport has the
+ * descriptors. Whoever holds exec_lock already fetches on our behalf:
+ * the kick flag makes it poll once more after the work we just made
+ * fetchable, so none is left behind.
  */
-void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_,
-	     uint64_t bytes)
+void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 {
 	int dev = -1;
 
@@ -298,8 +293,7 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_,
 	 * hot = false before its last look at the flag (both seq_cst): one of
 	 * the two sees the other's store, so no kick is left unserved.
 	 */
-	if (inline_ && cx->cfg.issuer && cx_burst(cx) &&
-	    bytes < cx->cfg.inline_bytes) {
+	if (inline_ && cx->cfg.issuer && cx_burst(cx)) {
 		cx_trace_handoff(cx, t_submit);
 		if (!atomic_load(&cx->is.hot))
 			cx_issuer_wake(cx);
@@ -347,7 +341,7 @@ static void cx_issuer_hot(struct accel_cuda *cx)
 		if (atomic_load(&cx->is.kick)) {
 			if (cx->cfg.trace)
 				atomic_fetch_add(&cx->tr.passes_issuer, 1);
-			cx_kick(cx, 0, false, 0);
+			cx_kick(cx, 0, false);
 			until = cx_mono_ns() + cx->cfg.issue_spin_ns;
 			continue;
 		}
@@ -367,11 +361,10 @@ static void cx_issuer_hot(struct accel_cuda *cx)
 
 void accel_cuda_kick(struct accel_ctx *ctx)
 {
-	uint64_t t = cx_tl_submit_ns, bytes = cx_tl_submit_bytes;
+	uint64_t t = cx_tl_submit_ns;
 
 	cx_tl_submit_ns = 0;
-	cx_tl_submit_bytes = 0;
-	cx_kick(cx_of(ctx), t, true, bytes);
+	cx_kick(cx_of(ctx), t, true);
 }
 
 /*
@@ -401,13 +394,13 @@ void *cx_fetch_main(void *arg)
 		if (atomic_load(&cx->is.hot))
 			cx_issuer_hot(cx);
 		else
-			cx_kick(cx, 0, false, 0);
+			cx_kick(cx, 0, false);
 		pthread_mutex_lock(&cx->lock);
 	}
 	atomic_store(&cx->is.hot, false);
 	pthread_mutex_unlock(&cx->lock);
 	/* Last pass: what is fetchable now goes to the device. */
-	cx_kick(cx, 0, false, 0);
+	cx_kick(cx, 0, false);
 	pthread_mutex_lock(&cx->is.exec_lock);
 	cx->is.stopped = true;
 	pthread_mutex_unlock(&cx->is.exec_lock);

@@ -12,23 +12,9 @@
 
 /* This thread's last submit, for ACCEL_TRACE (0: not known). */
 __thread uint64_t cx_tl_submit_ns;
-/* The bytes its descriptors move, for the kick after it (issue.c). */
-__thread uint64_t cx_tl_submit_bytes;
 
-void accel_cuda_mark_submit(struct accel_ctx *ctx,
-			    const struct accel_desc *descs, uint32_t count)
+void accel_cuda_mark_submit(struct accel_ctx *ctx)
 {
-	uint64_t bytes = 0;
-	uint32_t i;
-
-	for (i = 0; i < count; i++) {
-		if (descs[i].op == ACCEL_OP_COPY ||
-		    descs[i].op == ACCEL_OP_MEMSET)
-			bytes += descs[i].length;
-		else if (descs[i].op == ACCEL_OP_COPY_2D)
-			bytes += descs[i].width * descs[i].height;
-	}
-	cx_tl_submit_bytes = bytes;
 	if (cx_of(ctx) && cx_of(ctx)->cfg.trace)
 		cx_tl_submit_ns = cx_mono_ns();
 }
