@@ -66,13 +66,14 @@ static int batch_calls;
 
 enum { C_COPY, C_BATCH, C_BATCH_ITEMS, C_REC, C_QUERY, C_SYNC, C_WAIT,
        C_GETDEV, C_SETDEV, C_EVCREATE, C_WRITE, C_MEMSET, C_MEMSET16,
-       C_MEMSET32, C_COPY2D, C_N };
+       C_MEMSET32, C_COPY2D, C_MEMOP, C_N };
 static const char *const c_name[C_N] = {
 	"cudaMemcpyAsync", "cudaMemcpyBatchAsync", "  (copies in batches)",
 	"cudaEventRecord", "cudaEventQuery", "cudaEventSynchronize",
 	"cudaStreamWaitEvent", "cudaGetDevice", "cudaSetDevice",
 	"cudaEventCreateWithFlags", "cuStreamWriteValue32", "cudaMemsetAsync",
 	"cuMemsetD16Async", "cuMemsetD32Async", "cudaMemcpy2DAsync",
+	"cuStreamBatchMemOp",
 };
 static unsigned long counts[C_N];
 static __thread unsigned long thread_counts[C_N];
@@ -763,6 +764,31 @@ static int fake_write_value32(void *stream, unsigned long long addr,
 	return 0;
 }
 
+/* The driver's cuStreamBatchMemOp, writes only: done at once. */
+static CUresult fake_batch_memop(CUstream stream, unsigned int n,
+				 CUstreamBatchMemOpParams *ops,
+				 unsigned int flags)
+{
+	unsigned int i;
+
+	(void)stream;
+	call(C_MEMOP);
+	if (flags || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < n; i++) {
+		CUdeviceptr a = ops[i].writeValue.address;
+
+		if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 && !(a % 8))
+			memcpy((void *)(uintptr_t)a, &ops[i].writeValue.value64, 8);
+		else if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 &&
+			 !(a % 4))
+			memcpy((void *)(uintptr_t)a, &ops[i].writeValue.value, 4);
+		else
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 {
 	(void)s;
@@ -803,7 +829,8 @@ static CUresult fake_memset_d32(CUdeviceptr p, unsigned int v, size_t n,
 
 /*
  * FAKE_CUDA_DRIVER_FILLS=0: a runtime that gives out no driver fills;
- * FAKE_CUDA_NO_WRITE=1: none that writes a host word.
+ * FAKE_CUDA_NO_WRITE=1: none that writes memory (cuStreamWriteValue32,
+ * cuStreamBatchMemOp).
  */
 cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
 					     unsigned int ver,
@@ -818,6 +845,9 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
 	if (!strcmp(sym, "cuStreamWriteValue32") &&
 	    !(nowrite && !strcmp(nowrite, "1")))
 		*fn = (void *)fake_write_value32;
+	if (!strcmp(sym, "cuStreamBatchMemOp") &&
+	    !(nowrite && !strcmp(nowrite, "1")))
+		*fn = (void *)fake_batch_memop;
 	if (!(off && !strcmp(off, "0"))) {
 		if (!strcmp(sym, "cuMemsetD16Async"))
 			*fn = (void *)fake_memset_d16;
