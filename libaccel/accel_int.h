@@ -248,6 +248,14 @@ int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
 			uint32_t *handle);
 int accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);
+/*
+ * ACCEL_IOC_STREAM_QUERY of @kstream, ACCEL_IOC_EVENT_QUERY of @kevent:
+ * @q zeroed but for the handle, then the transport's answer; 0 or -errno.
+ */
+int accel_kstream_query(struct accel_ctx *ctx, uint32_t kstream,
+			struct accel_stream_query *q);
+int accel_kevent_query(struct accel_ctx *ctx, uint32_t kevent,
+		       struct accel_event_query *q);
 int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		uint32_t *first);

@@ -224,9 +224,7 @@ int accel_event_query(accel_event_t event)
 	ret = event_get(event, &ev);
 	if (ret)
 		return ret;
-	memset(&q, 0, sizeof(q));
-	q.handle = ev->kevent;
-	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_QUERY, &q);
+	ret = accel_kevent_query(ev->child.ctx, ev->kevent, &q);
 	if (!ret) {
 		if (q.error)
 			ret = event_failed_error(ev,

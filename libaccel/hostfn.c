@@ -105,9 +105,7 @@ static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		memset(&q, 0, sizeof(q));
-		q.handle = jobs[i]->point;
-		if (accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, &q))
+		if (accel_kevent_query(ctx, jobs[i]->point, &q))
 			continue;
 		if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			continue;
@@ -320,12 +318,8 @@ static void hostfn_report(struct accel_ctx *ctx, struct accel_hostfn_job *job,
 {
 	struct accel_stream_query sq;
 
-	if (error) {
-		memset(&sq, 0, sizeof(sq));
-		sq.handle = job->kstream;
-		if (!accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &sq) && sq.error)
-			error = sq.error;
-	}
+	if (error && !accel_kstream_query(ctx, job->kstream, &sq) && sq.error)
+		error = sq.error;
 	job->cb(job->stream, error, job->arg);
 }
 

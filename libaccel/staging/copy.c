@@ -562,9 +562,7 @@ static int room_check_locked(struct accel_staging *p, uint32_t kstream,
 			  p->nfill + 1;
 	struct accel_stream_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = kstream;
-	if (accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q))
+	if (accel_kstream_query(ctx, kstream, &q))
 		return 0;	/* the submit says what is wrong */
 	if (q.queued + pieces * STAGE_DESCS <= ctx->info.queue_depth)
 		return 0;

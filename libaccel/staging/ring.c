@@ -77,14 +77,12 @@ static bool slot_retired_locked(struct accel_staging *p,
 	if (s->point)
 		return stage_point_passed(p->ctx, s->point);
 	if (!*have || q->handle != s->kstream) {
-		memset(q, 0, sizeof(*q));
-		q->handle = s->kstream;
 		/*
 		 * -ENOENT: destroyed between its submit and the hook (a
 		 * destroy racing a copy on the same stream). Its work may
 		 * still run: the slot stays, the chunks serve meanwhile.
 		 */
-		if (accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, q))
+		if (accel_kstream_query(p->ctx, s->kstream, q))
 			return false;
 		*have = true;
 	}
@@ -368,9 +366,7 @@ bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream)
 {
 	struct accel_stream_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = kstream;
-	return !accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &q) && !q.queued &&
+	return !accel_kstream_query(p->ctx, kstream, &q) && !q.queued &&
 	       !q.error;
 }
 
