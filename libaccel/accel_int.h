@@ -226,6 +226,12 @@ int accel_ctx_queueing(struct accel_ctx *ctx);
 void accel_ctx_make_current(struct accel_ctx *ctx);
 int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
 void accel_child_unlink(struct accel_child *child);
+/*
+ * A stream or event just looked up, referenced: 0 when its context serves
+ * calls, else its reference is dropped and the error returned (-EACCES in
+ * a forked child, the backend's lost-context error).
+ */
+int accel_child_check(struct accel_child *child);
 
 /* A stream handle, ACCEL_STREAM_DEFAULT included; referenced. */
 int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out);

@@ -44,12 +44,7 @@ static int event_get(accel_event_t event, struct accel_event_impl **out)
 
 	if (ret)
 		return ret;
-	ret = accel_ctx_inherited((*out)->child.ctx);
-	if (!ret)
-		ret = accel_backend_check((*out)->child.ctx);
-	if (ret)
-		event_put(*out);
-	return ret;
+	return accel_child_check(&(*out)->child);
 }
 
 /* Why a wait on @ev or a query of it found it failed (-EIO). */

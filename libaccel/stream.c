@@ -234,16 +234,7 @@ int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
 
 	if (ret)
 		return ret;
-	/*
-	 * Before anything touches the stream's context: in a forked child
-	 * the staging memory of the parent's context is not mapped.
-	 */
-	ret = accel_ctx_inherited((*out)->child.ctx);
-	if (!ret)
-		ret = accel_backend_check((*out)->child.ctx);
-	if (ret)
-		accel_stream_put(*out);
-	return ret;
+	return accel_child_check(&(*out)->child);
 }
 
 int accel_stream_get_checked(accel_stream_t stream, bool args_ok,
