@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/types.h>
 
 /* The uapi first: libaccel.h defers to its ACCEL_TIMEOUT_INFINITE. */
@@ -251,6 +252,17 @@ int accel_failed_errno(int error);
 int accel_stream_error(struct accel_stream_impl *s);
 int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 		 const struct accel_desc *descs, uint32_t count, uint64_t *seq);
+
+/* A descriptor @op on the event @ev (with @value), the rest zero. */
+static inline void accel_desc_event(struct accel_desc *d, uint32_t op,
+				    uint32_t ev, uint64_t value)
+{
+	memset(d, 0, sizeof(*d));
+	d->op = op;
+	d->event = ev;
+	d->value = value;
+}
+
 int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
 			uint32_t *handle);
 int accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);

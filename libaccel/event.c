@@ -308,10 +308,7 @@ static int submit_event_op(accel_stream_t stream, accel_event_t event,
 	ret = event_stream_get(event, stream, &ev, &s);
 	if (ret)
 		return ret;
-	memset(&d, 0, sizeof(d));
-	d.op = op;
-	d.event = ev->kevent;
-	d.value = value;
+	accel_desc_event(&d, op, ev->kevent, value);
 	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
 	event_stream_put(ev, s);
 	return ret;

@@ -214,12 +214,8 @@ static int hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 	ret = hostfn_start_locked(ctx);
 	if (ret)
 		goto err_unlock;
-	memset(d, 0, sizeof(d));
-	d[0].op = ACCEL_OP_EVENT_RECORD;
-	d[0].event = job->point;
-	d[1].op = ACCEL_OP_HOST_WAIT;
-	d[1].event = job->gate;
-	d[1].value = 1;
+	accel_desc_event(&d[0], ACCEL_OP_EVENT_RECORD, job->point, 0);
+	accel_desc_event(&d[1], ACCEL_OP_HOST_WAIT, job->gate, 1);
 	ret = accel_submit(ctx, kstream, d, 2, NULL);
 	if (ret)
 		goto err_unlock;

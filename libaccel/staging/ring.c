@@ -280,13 +280,7 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 	if (ret)
 		return ret;
 	stage_par_copy(p, (char *)g->r.base + off, src, len, false);
-	memset(&d, 0, sizeof(d));
-	d.op = ACCEL_OP_COPY;
-	d.dst = dst->handle;
-	d.dst_offset = dst->offset;
-	d.src = g->r.handle;
-	d.src_offset = off;
-	d.length = len;
+	stage_desc_copy(&d, dst->handle, dst->offset, g->r.handle, off, len);
 	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
 	if (!ret)
 		p->tr.ring++;
@@ -394,13 +388,7 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	/* It waited for a slot, the pool lock dropped: look again. */
 	if (p->tr.ring_waits != waits && !stage_stream_idle_locked(p, kstream))
 		return 1;
-	memset(&d, 0, sizeof(d));
-	d.op = ACCEL_OP_COPY;
-	d.dst = g->r.handle;
-	d.dst_offset = off;
-	d.src = src->handle;
-	d.src_offset = src->offset;
-	d.length = len;
+	stage_desc_copy(&d, g->r.handle, off, src->handle, src->offset, len);
 	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
 	if (ret)
 		return ret;
