@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/types.h>
 
 /* The uapi first: libaccel.h defers to its ACCEL_TIMEOUT_INFINITE. */
@@ -226,6 +227,12 @@ int accel_ctx_queueing(struct accel_ctx *ctx);
 void accel_ctx_make_current(struct accel_ctx *ctx);
 int accel_child_link(struct accel_ctx *ctx, struct accel_child *child);
 void accel_child_unlink(struct accel_child *child);
+/*
+ * A stream or event just looked up, referenced: 0 when its context serves
+ * calls, else its reference is dropped and the error returned (-EACCES in
+ * a forked child, the backend's lost-context error).
+ */
+int accel_child_check(struct accel_child *child);
 
 /* A stream handle, ACCEL_STREAM_DEFAULT included; referenced. */
 int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out);
@@ -245,9 +252,28 @@ int accel_failed_errno(int error);
 int accel_stream_error(struct accel_stream_impl *s);
 int accel_submit(struct accel_ctx *ctx, uint32_t kstream,
 		 const struct accel_desc *descs, uint32_t count, uint64_t *seq);
+
+/* A descriptor @op on the event @ev (with @value), the rest zero. */
+static inline void accel_desc_event(struct accel_desc *d, uint32_t op,
+				    uint32_t ev, uint64_t value)
+{
+	memset(d, 0, sizeof(*d));
+	d->op = op;
+	d->event = ev;
+	d->value = value;
+}
+
 int accel_kevent_create(struct accel_ctx *ctx, uint32_t flags,
 			uint32_t *handle);
 int accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle);
+/*
+ * ACCEL_IOC_STREAM_QUERY of @kstream, ACCEL_IOC_EVENT_QUERY of @kevent:
+ * @q zeroed but for the handle, then the transport's answer; 0 or -errno.
+ */
+int accel_kstream_query(struct accel_ctx *ctx, uint32_t kstream,
+			struct accel_stream_query *q);
+int accel_kevent_query(struct accel_ctx *ctx, uint32_t kevent,
+		       struct accel_event_query *q);
 int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,
 		uint32_t count, uint32_t flags, uint64_t timeout_ns,
 		uint32_t *first);

@@ -574,6 +574,21 @@ int accel_ctx_get_checked(accel_context *handle, bool args_ok,
 	return accel_ctx_get(handle, out);
 }
 
+int accel_child_check(struct accel_child *child)
+{
+	/*
+	 * Before anything touches the context: in a forked child the
+	 * staging memory of the parent's context is not mapped.
+	 */
+	int ret = accel_ctx_inherited(child->ctx);
+
+	if (!ret)
+		ret = accel_backend_check(child->ctx);
+	if (ret)
+		accel_obj_put(&child->obj);
+	return ret;
+}
+
 static int ctx_get_any(accel_context *handle, struct accel_ctx **out)
 {
 	struct accel_ctx *ctx, *oldest = NULL;

@@ -325,8 +325,8 @@ void copy_desc_init(struct accel_desc *desc, uint32_t op,
  * A copy or fill was submitted to @s (@ret, at @seq): the stream-ordered
  * blocks it names (@u) stay named until it retires, and the ACCEL_CHECK
  * watches of its sides end with it: @dst_token's, and the one armed here
- * over its source when @src is given (ACCEL_CHECK on, @slen bytes at
- * @sptr) and is host memory. A failed submit ends the watch at once.
+ * over its source when @src is given (@slen bytes at @sptr), ACCEL_CHECK
+ * is on and it is host memory. A failed submit ends the watch at once.
  * Returns @ret.
  */
 int copy_submitted(struct accel_stream_impl *s, struct uses *u, uint64_t seq,
@@ -341,12 +341,51 @@ int copy_submitted(struct accel_stream_impl *s, struct uses *u, uint64_t seq,
 		accel_check_done(dst_token);
 		return ret;
 	}
-	if (src && src->found && !copy_side_is_device(src))
+	if (src && src->found && !copy_side_is_device(src) &&
+	    accel_check_enabled())
 		accel_check_src(ctx, (accel_stream_t)(uintptr_t)s->child.handle,
 				seq, (uintptr_t)sptr, slen, &src->r,
 				&src_token);
 	copy_queue_check_done(s, src_token, dst_token);
 	return 0;
+}
+
+/*
+ * Under ACCEL_CHECK, the watch of the destination @d of a copy or fill
+ * (@len bytes at @dptr) when it is host memory of the context: its token
+ * for copy_submitted(), else NULL.
+ */
+void *copy_check_dst(struct accel_ctx *ctx, const struct side *d,
+		     const void *dptr, size_t len)
+{
+	void *token = NULL;
+
+	if (accel_check_enabled() && d->found && !copy_side_is_device(d))
+		accel_check_dst(ctx, (uintptr_t)dptr, len, &d->r, &token);
+	return token;
+}
+
+/* Submit @desc, a call's one descriptor, to @s; then copy_submitted(). */
+int copy_submit_one(struct accel_stream_impl *s, struct uses *u,
+		    const struct accel_desc *desc, const struct side *src,
+		    const void *sptr, size_t slen, void *dst_token)
+{
+	uint64_t seq = 0;
+	int ret = accel_submit(s->child.ctx, s->kstream, desc, 1, &seq);
+
+	return copy_submitted(s, u, seq, ret, src, sptr, slen, dst_token);
+}
+
+/*
+ * The end of a call that queues a copy or fill on @s: the blocks of @u
+ * still marked (it failed before its submit) are let go, nothing queued
+ * naming them, and @s is put. Returns @ret.
+ */
+int copy_call_end(struct accel_stream_impl *s, struct uses *u, int ret)
+{
+	copy_uses_end(s->child.ctx, u, s->kstream, 0, false);
+	accel_stream_put(s);
+	return ret;
 }
 
 ACCEL_EXPORT
@@ -361,7 +400,6 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	struct pool_block *blks[2];
 	struct uses u = { .blk = blks };
 	struct accel_desc desc;
-	bool check;
 	uint64_t seq = 0;
 	int ret;
 
@@ -419,10 +457,7 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 	if (ret || !bytes)
 		goto out;
 
-	check = accel_check_enabled();
-	if (check && d.found && !copy_side_is_device(&d))
-		accel_check_dst(ctx, (uintptr_t)dst, bytes, &d.r, &dst_token);
-
+	dst_token = copy_check_dst(ctx, &d, dst, bytes);
 	if (!sr.found || !d.found) {
 		struct accel_stage_side dd = {
 			.pageable = !d.found, .ptr = dst,
@@ -448,12 +483,9 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 		copy_desc_init(&desc, ACCEL_OP_COPY, &d, &sr, bytes);
 		ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
 	}
-	ret = copy_submitted(s, &u, seq, ret, check ? &sr : NULL, src, bytes,
-			     dst_token);
+	ret = copy_submitted(s, &u, seq, ret, &sr, src, bytes, dst_token);
 out:
-	copy_uses_end(ctx, &u, s->kstream, 0, false);
-	accel_stream_put(s);
-	return ret;
+	return copy_call_end(s, &u, ret);
 }
 
 /* One copy of a batch resolved to regions; false if it needs staging. */

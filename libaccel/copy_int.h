@@ -44,5 +44,11 @@ void copy_desc_init(struct accel_desc *desc, uint32_t op,
 int copy_submitted(struct accel_stream_impl *s, struct uses *u, uint64_t seq,
 		   int ret, const struct side *src, const void *sptr,
 		   size_t slen, void *dst_token);
+void *copy_check_dst(struct accel_ctx *ctx, const struct side *d,
+		     const void *dptr, size_t len);
+int copy_submit_one(struct accel_stream_impl *s, struct uses *u,
+		    const struct accel_desc *desc, const struct side *src,
+		    const void *sptr, size_t slen, void *dst_token);
+int copy_call_end(struct accel_stream_impl *s, struct uses *u, int ret);
 
 #endif

@@ -59,16 +59,13 @@ ACCEL_EXPORT
 int accel_device_get_count(accel_context *handle, int *count)
 {
 	ACCEL_API_ENTER();
-	struct accel_backend_device dev;
 	struct accel_ctx *ctx;
 	int ret;
 
 	ret = accel_ctx_get_checked(handle, count, &ctx);
 	if (ret)
 		return ret;
-	ret = ctx->backend->device_query(ctx, &dev);
-	if (!ret)
-		*count = dev.count;
+	ret = accel_ctx_device_count(ctx, count);
 	accel_ctx_put(ctx);
 	return ret;
 }

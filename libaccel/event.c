@@ -44,12 +44,7 @@ static int event_get(accel_event_t event, struct accel_event_impl **out)
 
 	if (ret)
 		return ret;
-	ret = accel_ctx_inherited((*out)->child.ctx);
-	if (!ret)
-		ret = accel_backend_check((*out)->child.ctx);
-	if (ret)
-		event_put(*out);
-	return ret;
+	return accel_child_check(&(*out)->child);
 }
 
 /* Why a wait on @ev or a query of it found it failed (-EIO). */
@@ -224,9 +219,7 @@ int accel_event_query(accel_event_t event)
 	ret = event_get(event, &ev);
 	if (ret)
 		return ret;
-	memset(&q, 0, sizeof(q));
-	q.handle = ev->kevent;
-	ret = accel_ioctl(ev->child.ctx, ACCEL_IOC_EVENT_QUERY, &q);
+	ret = accel_kevent_query(ev->child.ctx, ev->kevent, &q);
 	if (!ret) {
 		if (q.error)
 			ret = event_failed_error(ev,
@@ -315,10 +308,7 @@ static int submit_event_op(accel_stream_t stream, accel_event_t event,
 	ret = event_stream_get(event, stream, &ev, &s);
 	if (ret)
 		return ret;
-	memset(&d, 0, sizeof(d));
-	d.op = op;
-	d.event = ev->kevent;
-	d.value = value;
+	accel_desc_event(&d, op, ev->kevent, value);
 	ret = accel_submit(s->child.ctx, s->kstream, &d, 1, NULL);
 	event_stream_put(ev, s);
 	return ret;

@@ -105,9 +105,7 @@ static void run_ready(struct accel_ctx *ctx, struct accel_hostfn_job **jobs,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		memset(&q, 0, sizeof(q));
-		q.handle = jobs[i]->point;
-		if (accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, &q))
+		if (accel_kevent_query(ctx, jobs[i]->point, &q))
 			continue;
 		if (q.state != ACCEL_EVENT_STATE_COMPLETE)
 			continue;
@@ -216,12 +214,8 @@ static int hostfn_launch(struct accel_ctx *ctx, uint32_t kstream,
 	ret = hostfn_start_locked(ctx);
 	if (ret)
 		goto err_unlock;
-	memset(d, 0, sizeof(d));
-	d[0].op = ACCEL_OP_EVENT_RECORD;
-	d[0].event = job->point;
-	d[1].op = ACCEL_OP_HOST_WAIT;
-	d[1].event = job->gate;
-	d[1].value = 1;
+	accel_desc_event(&d[0], ACCEL_OP_EVENT_RECORD, job->point, 0);
+	accel_desc_event(&d[1], ACCEL_OP_HOST_WAIT, job->gate, 1);
 	ret = accel_submit(ctx, kstream, d, 2, NULL);
 	if (ret)
 		goto err_unlock;
@@ -320,12 +314,8 @@ static void hostfn_report(struct accel_ctx *ctx, struct accel_hostfn_job *job,
 {
 	struct accel_stream_query sq;
 
-	if (error) {
-		memset(&sq, 0, sizeof(sq));
-		sq.handle = job->kstream;
-		if (!accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &sq) && sq.error)
-			error = sq.error;
-	}
+	if (error && !accel_kstream_query(ctx, job->kstream, &sq) && sq.error)
+		error = sq.error;
 	job->cb(job->stream, error, job->arg);
 }
 

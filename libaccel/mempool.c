@@ -35,9 +35,7 @@ static bool point_retired(struct accel_ctx *ctx, struct pool_reap *rp,
 		if (!p->tomb)
 			return false;
 		if (!p->tomb->done) {
-			memset(&eq, 0, sizeof(eq));
-			eq.handle = p->tomb->kevent;
-			if (!accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, &eq) &&
+			if (!accel_kevent_query(ctx, p->tomb->kevent, &eq) &&
 			    eq.state == ACCEL_EVENT_STATE_COMPLETE)
 				p->tomb->done = true;
 		}
@@ -46,10 +44,8 @@ static bool point_retired(struct accel_ctx *ctx, struct pool_reap *rp,
 	for (i = 0; i < rp->nseen; i++)
 		if (rp->seen[i].kstream == p->kstream)
 			return rp->seen[i].completed >= p->seq;
-	memset(&q, 0, sizeof(q));
-	q.handle = p->kstream;
 	/* A stream the transport no longer knows: its tomb will say. */
-	if (accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q))
+	if (accel_kstream_query(ctx, p->kstream, &q))
 		q.completed = 0;
 	if (rp->nseen < sizeof(rp->seen) / sizeof(rp->seen[0])) {
 		rp->seen[rp->nseen].kstream = p->kstream;
@@ -268,9 +264,7 @@ int accel_free_async(accel_stream_t stream, void *dev_ptr)
 		goto out_unlock;
 	}
 	/* The free's point: everything queued on the stream so far. */
-	memset(&q, 0, sizeof(q));
-	q.handle = s->kstream;
-	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	ret = accel_kstream_query(ctx, s->kstream, &q);
 	if (!ret && q.error)
 		ret = accel_failed_errno(q.error);
 	if (!ret)

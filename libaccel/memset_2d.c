@@ -48,7 +48,6 @@ static int memset_async(accel_stream_t stream, void *ptr, uint32_t value,
 	struct uses u = { .blk = blks };
 	struct accel_desc desc;
 	struct accel_ctx *ctx;
-	uint64_t seq = 0;
 	struct side d;
 	size_t bytes;
 	int ret;
@@ -81,8 +80,7 @@ static int memset_async(accel_stream_t stream, void *ptr, uint32_t value,
 	if (ret || !bytes)
 		goto out;
 
-	if (accel_check_enabled() && !copy_side_is_device(&d))
-		accel_check_dst(ctx, (uintptr_t)ptr, bytes, &d.r, &dst_token);
+	dst_token = copy_check_dst(ctx, &d, ptr, bytes);
 	memset(&desc, 0, sizeof(desc));
 	desc.op = ACCEL_OP_MEMSET;
 	desc.flags = width == 4 ? ACCEL_MEMSET_D32 :
@@ -91,13 +89,10 @@ static int memset_async(accel_stream_t stream, void *ptr, uint32_t value,
 	desc.dst_offset = d.offset;
 	desc.length = bytes;
 	desc.value = value;
-	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
 	/* A stream-ordered block is named until this fill retired. */
-	ret = copy_submitted(s, &u, seq, ret, NULL, NULL, 0, dst_token);
+	ret = copy_submit_one(s, &u, &desc, NULL, NULL, 0, dst_token);
 out:
-	copy_uses_end(ctx, &u, s->kstream, 0, false);
-	accel_stream_put(s);
-	return ret;
+	return copy_call_end(s, &u, ret);
 }
 
 ACCEL_EXPORT
@@ -154,8 +149,6 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 	struct accel_desc desc;
 	struct accel_ctx *ctx;
 	struct side d, sr;
-	bool check;
-	uint64_t seq = 0;
 	int ret;
 
 	if (!dst || !src) {
@@ -200,19 +193,13 @@ int accel_memcpy_2d_async(accel_stream_t stream, void *dst, size_t dpitch,
 	if (ret || !dspan)
 		goto out;
 
-	check = accel_check_enabled();
-	if (check && !copy_side_is_device(&d))
-		accel_check_dst(ctx, (uintptr_t)dst, dspan, &d.r, &dst_token);
+	dst_token = copy_check_dst(ctx, &d, dst, dspan);
 	copy_desc_init(&desc, ACCEL_OP_COPY_2D, &d, &sr, 0);
 	desc.width = width;
 	desc.height = height;
 	desc.dst_pitch = (uint32_t)dpitch;
 	desc.src_pitch = (uint32_t)spitch;
-	ret = accel_submit(ctx, s->kstream, &desc, 1, &seq);
-	ret = copy_submitted(s, &u, seq, ret, check ? &sr : NULL, src, sspan,
-			     dst_token);
+	ret = copy_submit_one(s, &u, &desc, &sr, src, sspan, dst_token);
 out:
-	copy_uses_end(ctx, &u, s->kstream, 0, false);
-	accel_stream_put(s);
-	return ret;
+	return copy_call_end(s, &u, ret);
 }

@@ -234,16 +234,7 @@ int accel_stream_get(accel_stream_t stream, struct accel_stream_impl **out)
 
 	if (ret)
 		return ret;
-	/*
-	 * Before anything touches the stream's context: in a forked child
-	 * the staging memory of the parent's context is not mapped.
-	 */
-	ret = accel_ctx_inherited((*out)->child.ctx);
-	if (!ret)
-		ret = accel_backend_check((*out)->child.ctx);
-	if (ret)
-		accel_stream_put(*out);
-	return ret;
+	return accel_child_check(&(*out)->child);
 }
 
 int accel_stream_get_checked(accel_stream_t stream, bool args_ok,
@@ -287,13 +278,11 @@ int accel_stream_query(accel_stream_t stream)
 	ret = accel_stream_get(stream, &s);
 	if (ret)
 		return ret;
-	memset(&q, 0, sizeof(q));
-	q.handle = s->kstream;
-	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	ret = accel_kstream_query(s->child.ctx, s->kstream, &q);
 	/* Take what the device finished, then ask again. */
 	if (!ret && q.completed < q.submitted && !q.error &&
 	    s->child.ctx->backend->poll(s->child.ctx))
-		ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+		ret = accel_kstream_query(s->child.ctx, s->kstream, &q);
 	if (!ret) {
 		if (q.error)
 			ret = accel_failed_errno(q.error);
@@ -346,9 +335,7 @@ static bool ctx_doomed(struct accel_ctx *ctx)
 {
 	struct accel_event_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = ctx->doom;
-	return !accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, &q) && q.error;
+	return !accel_kevent_query(ctx, ctx->doom, &q) && q.error;
 }
 
 /* How long one STREAM_SYNC of a stream too full for a record sleeps. */
@@ -369,9 +356,7 @@ static int stream_sync_full(struct accel_stream_impl *s, uint64_t deadline)
 	uint64_t slice;
 	int ret;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = s->kstream;
-	ret = accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	ret = accel_kstream_query(ctx, s->kstream, &q);
 	if (ret)
 		return ret;
 	if (q.error)
@@ -460,15 +445,21 @@ int accel_failed_errno(int error)
 	return -EIO;
 }
 
+int accel_kstream_query(struct accel_ctx *ctx, uint32_t kstream,
+			struct accel_stream_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->handle = kstream;
+	return accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, q);
+}
+
 /* The stream's sticky error (-EIO once it failed), or 0. */
 int accel_stream_error(struct accel_stream_impl *s)
 {
 	struct accel_stream_query q;
 	int ret;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = s->kstream;
-	ret = accel_ioctl(s->child.ctx, ACCEL_IOC_STREAM_QUERY, &q);
+	ret = accel_kstream_query(s->child.ctx, s->kstream, &q);
 	return ret ? ret : accel_failed_errno(q.error);
 }
 
@@ -557,6 +548,14 @@ int accel_kevent_destroy(struct accel_ctx *ctx, uint32_t handle)
 	struct accel_handle h = { .handle = handle };
 
 	return accel_ioctl(ctx, ACCEL_IOC_EVENT_DESTROY, &h);
+}
+
+int accel_kevent_query(struct accel_ctx *ctx, uint32_t kevent,
+		       struct accel_event_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->handle = kevent;
+	return accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, q);
 }
 
 int accel_kwait(struct accel_ctx *ctx, struct accel_wait_entry *ents,

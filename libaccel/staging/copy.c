@@ -20,8 +20,8 @@ static void job_queue_locked(struct accel_staging *p, struct stage_chunk *c,
 	pthread_cond_broadcast(&p->cond);
 }
 
-static void desc_copy(struct accel_desc *d, uint32_t dst, uint64_t doff,
-		      uint32_t src, uint64_t soff, size_t len)
+void stage_desc_copy(struct accel_desc *d, uint32_t dst, uint64_t doff,
+		     uint32_t src, uint64_t soff, size_t len)
 {
 	memset(d, 0, sizeof(*d));
 	d->op = ACCEL_OP_COPY;
@@ -30,15 +30,6 @@ static void desc_copy(struct accel_desc *d, uint32_t dst, uint64_t doff,
 	d->src = src;
 	d->src_offset = soff;
 	d->length = len;
-}
-
-static void desc_event(struct accel_desc *d, uint32_t op, uint32_t ev,
-		       uint64_t value)
-{
-	memset(d, 0, sizeof(*d));
-	d->op = op;
-	d->event = ev;
-	d->value = value;
 }
 
 /*
@@ -148,7 +139,8 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 	if (!now || late) {
 		job->prev_point = now ? 0 : c->point;
 		job->ready = ++c->assigned;
-		desc_event(&d[n++], ACCEL_OP_HOST_WAIT, c->counter, job->ready);
+		accel_desc_event(&d[n++], ACCEL_OP_HOST_WAIT, c->counter,
+				 job->ready);
 	}
 	if (src->pageable) {
 		if (now) {
@@ -163,13 +155,13 @@ static int piece_locked(struct accel_staging *p, uint32_t kstream,
 				goto err_nomem;
 			stage_par_copy(p, job->spill, src->ptr, len, false);
 		}
-		desc_copy(&d[n++], dst->handle, dst->offset, c->r.handle, 0,
-			  len);
+		stage_desc_copy(&d[n++], dst->handle, dst->offset,
+				c->r.handle, 0, len);
 	} else {
-		desc_copy(&d[n++], c->r.handle, 0, src->handle, src->offset,
-			  len);
+		stage_desc_copy(&d[n++], c->r.handle, 0, src->handle,
+				src->offset, len);
 	}
-	desc_event(&d[n++], ACCEL_OP_EVENT_RECORD, point, 0);
+	accel_desc_event(&d[n++], ACCEL_OP_EVENT_RECORD, point, 0);
 	if (dst->pageable) {
 		job->out = stage_out_add_locked(p, kstream, dst->ptr, len);
 		if (!job->out)
@@ -314,9 +306,10 @@ static int h2d_parallel_locked(struct accel_staging *p, uint32_t kstream,
 		if (!ret)
 			ret = stage_point_get_locked(p, &point);
 		if (!ret) {
-			desc_copy(&d[0], dst->handle, dst->offset + done,
-				  pc->c->r.handle, 0, pc->t.len);
-			desc_event(&d[1], ACCEL_OP_EVENT_RECORD, point, 0);
+			stage_desc_copy(&d[0], dst->handle, dst->offset + done,
+					pc->c->r.handle, 0, pc->t.len);
+			accel_desc_event(&d[1], ACCEL_OP_EVENT_RECORD, point,
+					 0);
 			ret = accel_submit(p->ctx, kstream, d, 2, seq);
 			if (ret) {
 				stage_point_put_locked(p, point);
@@ -385,7 +378,8 @@ static int d2h_launch_locked(struct accel_staging *p, uint32_t kstream,
 	}
 	if (len > c->r.size)
 		len = c->r.size;
-	desc_copy(&d, c->r.handle, 0, src->handle, src->offset + off, len);
+	stage_desc_copy(&d, c->r.handle, 0, src->handle, src->offset + off,
+			len);
 	ret = accel_submit(p->ctx, kstream, &d, 1, &pc->seq);
 	if (ret)
 		return ret;
@@ -562,9 +556,7 @@ static int room_check_locked(struct accel_staging *p, uint32_t kstream,
 			  p->nfill + 1;
 	struct accel_stream_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = kstream;
-	if (accel_ioctl(ctx, ACCEL_IOC_STREAM_QUERY, &q))
+	if (accel_kstream_query(ctx, kstream, &q))
 		return 0;	/* the submit says what is wrong */
 	if (q.queued + pieces * STAGE_DESCS <= ctx->info.queue_depth)
 		return 0;
@@ -600,8 +592,8 @@ static int drains_submit_locked(struct accel_staging *p, uint32_t kstream,
 
 	for (i = 0; i < p->nchunks; i++)
 		if (drains[i])
-			desc_event(&d[n++], ACCEL_OP_HOST_WAIT,
-				   p->chunks[i].counter, drains[i]);
+			accel_desc_event(&d[n++], ACCEL_OP_HOST_WAIT,
+					 p->chunks[i].counter, drains[i]);
 	return n ? accel_submit(p->ctx, kstream, d, n, seq) : 0;
 }
 

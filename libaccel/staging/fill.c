@@ -158,6 +158,23 @@ static void par_run(struct accel_staging *p, struct fill_task *t,
 }
 
 /*
+ * Run @t (what it does and its len set): par_run() when it is two slices
+ * of @min or more and there are fill threads, else all of it in the
+ * calling thread, as one slice. true on a fault.
+ */
+static bool par_task(struct accel_staging *p, struct fill_task *t,
+		     size_t min, size_t align)
+{
+	if (!p->nfill || t->len < 2 * min) {
+		t->slice = t->len;
+		t->nslices = 1;
+		return slice_copy(t, 0);
+	}
+	par_run(p, t, min, align);
+	return t->fault;
+}
+
+/*
  * Copy @len bytes, in slices shared with the fill threads when it is
  * worth it; the calling thread copies too, so this never waits for a fill
  * thread that is not copying for it. @checked: through
@@ -166,21 +183,10 @@ static void par_run(struct accel_staging *p, struct fill_task *t,
 bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 		    size_t len, bool checked)
 {
-	struct fill_task t;
+	struct fill_task t = { .dst = dst, .src = src, .len = len,
+			       .checked = checked };
 
-	if (!p->nfill || len < 2 * FILL_SLICE_MIN) {
-		if (checked)
-			return accel_copy_checked(dst, src, len) != 0;
-		memcpy(dst, src, len);
-		return false;
-	}
-	memset(&t, 0, sizeof(t));
-	t.dst = dst;
-	t.src = src;
-	t.len = len;
-	t.checked = checked;
-	par_run(p, &t, FILL_SLICE_MIN, 64);
-	return t.fault;
+	return par_task(p, &t, FILL_SLICE_MIN, 64);
 }
 
 /*
@@ -192,17 +198,10 @@ bool stage_par_copy(struct accel_staging *p, void *dst, const void *src,
 int stage_par_check(struct accel_staging *p, const void *ptr, size_t len,
 		    bool write)
 {
-	struct fill_task t;
+	struct fill_task t = { .src = ptr, .len = len, .probe = true,
+			       .write = write };
 
-	if (!p->nfill || len < 2 * CHECK_SLICE_MIN)
-		return accel_range_check((uintptr_t)ptr, len, write);
-	memset(&t, 0, sizeof(t));
-	t.src = ptr;
-	t.len = len;
-	t.probe = true;
-	t.write = write;
-	par_run(p, &t, CHECK_SLICE_MIN, 4096);
-	return t.fault ? -EFAULT : 0;
+	return par_task(p, &t, CHECK_SLICE_MIN, 4096) ? -EFAULT : 0;
 }
 
 /* Queue @t, its slices set, behind the others; kick @all threads or one. */

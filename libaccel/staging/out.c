@@ -128,9 +128,11 @@ bool stage_job_wait_outs(struct accel_staging *p, struct stage_job *job)
 	return ok;
 }
 
-/* Both sides pageable: no device is involved, a host function copies. */
+/*
+ * Both sides pageable: no device is involved, a host function copies. The
+ * job holds a reference to its pool's context (pool->ctx).
+ */
 struct h2h_job {
-	struct accel_ctx *ctx;
 	struct accel_staging *pool;
 	void *dst;
 	void *bytes;
@@ -148,7 +150,7 @@ static void h2h_drop(void *arg)
 
 	if (j->out)
 		stage_out_done(j->pool, j->out);
-	accel_ctx_put(j->ctx);
+	accel_ctx_put(j->pool->ctx);
 	free(j->patch);
 	free(j->bytes);
 	free(j);
@@ -182,7 +184,6 @@ int stage_h2h_copy(struct accel_staging *p, uint32_t kstream, void *dst,
 		return -ENOMEM;
 	}
 	stage_par_copy(p, j->bytes, src, bytes, false);
-	j->ctx = ctx;
 	j->pool = p;
 	j->dst = dst;
 	j->len = bytes;

@@ -106,9 +106,7 @@ bool stage_point_passed(struct accel_ctx *ctx, uint32_t ev)
 {
 	struct accel_event_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = ev;
-	if (accel_ioctl(ctx, ACCEL_IOC_EVENT_QUERY, &q))
+	if (accel_kevent_query(ctx, ev, &q))
 		return false;
 	return q.state == ACCEL_EVENT_STATE_COMPLETE;
 }

@@ -77,14 +77,12 @@ static bool slot_retired_locked(struct accel_staging *p,
 	if (s->point)
 		return stage_point_passed(p->ctx, s->point);
 	if (!*have || q->handle != s->kstream) {
-		memset(q, 0, sizeof(*q));
-		q->handle = s->kstream;
 		/*
 		 * -ENOENT: destroyed between its submit and the hook (a
 		 * destroy racing a copy on the same stream). Its work may
 		 * still run: the slot stays, the chunks serve meanwhile.
 		 */
-		if (accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, q))
+		if (accel_kstream_query(p->ctx, s->kstream, q))
 			return false;
 		*have = true;
 	}
@@ -282,13 +280,7 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 	if (ret)
 		return ret;
 	stage_par_copy(p, (char *)g->r.base + off, src, len, false);
-	memset(&d, 0, sizeof(d));
-	d.op = ACCEL_OP_COPY;
-	d.dst = dst->handle;
-	d.dst_offset = dst->offset;
-	d.src = g->r.handle;
-	d.src_offset = off;
-	d.length = len;
+	stage_desc_copy(&d, dst->handle, dst->offset, g->r.handle, off, len);
 	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
 	if (!ret)
 		p->tr.ring++;
@@ -368,9 +360,7 @@ bool stage_stream_idle_locked(struct accel_staging *p, uint32_t kstream)
 {
 	struct accel_stream_query q;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = kstream;
-	return !accel_ioctl(p->ctx, ACCEL_IOC_STREAM_QUERY, &q) && !q.queued &&
+	return !accel_kstream_query(p->ctx, kstream, &q) && !q.queued &&
 	       !q.error;
 }
 
@@ -398,13 +388,7 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	/* It waited for a slot, the pool lock dropped: look again. */
 	if (p->tr.ring_waits != waits && !stage_stream_idle_locked(p, kstream))
 		return 1;
-	memset(&d, 0, sizeof(d));
-	d.op = ACCEL_OP_COPY;
-	d.dst = g->r.handle;
-	d.dst_offset = off;
-	d.src = src->handle;
-	d.src_offset = src->offset;
-	d.length = len;
+	stage_desc_copy(&d, g->r.handle, off, src->handle, src->offset, len);
 	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
 	if (ret)
 		return ret;

@@ -338,6 +338,10 @@ void stage_fill_wait(struct accel_staging *p, struct fill_task *t);
 /* A parallel copy-out comes soon: the fill threads stay awake for it. */
 void stage_fill_warm(struct accel_staging *p);
 
+/* copy.c: a COPY of @len bytes from (@src, @soff) to (@dst, @doff). */
+void stage_desc_copy(struct accel_desc *d, uint32_t dst, uint64_t doff,
+		     uint32_t src, uint64_t soff, size_t len);
+
 /* out.c */
 struct stage_out *stage_out_add_locked(struct accel_staging *p,
 				       uint32_t kstream, void *dst,

@@ -36,9 +36,7 @@ static int cx_stream_cuda(struct accel_cuda *cx, struct cx_stream *s)
 
 	if (s->cs)
 		return 0;
-	memset(&q, 0, sizeof(q));
-	q.handle = s->kstream;
-	if (!accel_ioctl(cx->ctx, ACCEL_IOC_STREAM_QUERY, &q))
+	if (!accel_kstream_query(cx->ctx, s->kstream, &q))
 		prio = accel_cuda_priority(q.priority,
 					   cx->ctx->info.least_priority,
 					   cx->ctx->info.greatest_priority,
