@@ -51,6 +51,18 @@ struct t_case {
 
 #define CHECK_OK(expr)	CHECK_RET(expr, 0)
 
+/*
+ * The rule for the waits of a host function or a stream callback (they
+ * run on the thread that runs the stream's queue): the waits @wait_a and
+ * @wait_b, which would block (on its own stream, or on work that can only
+ * end after it), returned -EDEADLK, and the poll @poll (timeout 0) -ETIME.
+ */
+#define CHECK_FN_WAITS(wait_a, wait_b, poll) do {			\
+	CHECK_RET(wait_a, -EDEADLK);					\
+	CHECK_RET(wait_b, -EDEADLK);					\
+	CHECK_RET(poll, -ETIME);					\
+} while (0)
+
 #define T_SEC	1000000000ULL
 
 /* Contexts a test opened; destroyed after it, whatever its outcome. */
