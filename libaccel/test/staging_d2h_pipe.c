@@ -20,9 +20,12 @@
  * call; @threads copying (1: the calling thread alone copies out, after
  * it queued the next pieces).
  */
+#define PIPE_CHUNK_KB	"512"
+#define PIPE_CHUNKS	"3"
+
 static int pipe_env_threads(const char *threads)
 {
-	if (staging_env("512", "3") ||
+	if (staging_env(PIPE_CHUNK_KB, PIPE_CHUNKS) ||
 	    setenv("ACCEL_STAGING_THREADS", threads, 1) ||
 	    setenv("ACCEL_STAGING_SMALL_KB", "0", 1))
 		return -1;
@@ -57,46 +60,35 @@ static void pipe_env_reset(void)
  */
 static int pieces_exact_with(const char *threads)
 {
-	unsigned char *host, *dev, *buf, *dst;
-	struct trace_catch t;
-	accel_context *ctx;
-	accel_stream_t s;
-	int round;
+	struct staging_test x;
+	unsigned char *dst;
+	int round, ret;
 
-	memset(&t, 0, sizeof(t));
 	CHECK(!pipe_env_threads(threads));
-	CHECK(!setenv("ACCEL_TRACE", "1", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	accel_set_log_fn(catch_trace, &t);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, PIPE_N));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&host, PIPE_N, 0));
-	buf = malloc(PIPE_N + 2 * GUARD);
-	CHECK(buf);
-	dst = buf + GUARD - 13;
+	/* The destination is in x.page, between its guard bytes. */
+	CHECK_OK(staging_test_begin(&x, PIPE_CHUNK_KB, PIPE_CHUNKS, true,
+				    PIPE_N, PIPE_N + 2 * GUARD));
+	dst = x.page + GUARD - 13;
 	for (round = 0; round < 6; round++) {
-		t_fill(host, PIPE_N, (unsigned int)round + 70);
-		CHECK_OK(accel_memcpy_async(s, dev, host, PIPE_N,
+		t_fill(x.host, PIPE_N, (unsigned int)round + 70);
+		CHECK_OK(accel_memcpy_async(x.s, x.dev, x.host, PIPE_N,
 					    ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		memset(buf, 0xa5, PIPE_N + 2 * GUARD);
-		CHECK_OK(accel_memcpy_async(s, dst, dev, PIPE_N,
+		CHECK_OK(accel_stream_synchronize(x.s, 60 * T_SEC));
+		memset(x.page, 0xa5, PIPE_N + 2 * GUARD);
+		CHECK_OK(accel_memcpy_async(x.s, dst, x.dev, PIPE_N,
 					    ACCEL_MEMCPY_D2H));
 		/* No synchronize: the call finished the copy. */
-		CHECK(!memcmp(dst, host, PIPE_N));
+		CHECK(!memcmp(dst, x.host, PIPE_N));
 		CHECK(dst[-1] == 0xa5 && dst[PIPE_N] == 0xa5);
-		CHECK_OK(accel_stream_query(s));
+		CHECK_OK(accel_stream_query(x.s));
 	}
-	accel_context_destroy(ctx);
-	accel_set_log_fn(NULL, NULL);
-	unsetenv("ACCEL_TRACE");
+	ret = staging_test_end(&x);
 	pipe_env_reset();
-	free(buf);
-	CHECK(t.seen == 1);
+	CHECK(ret == T_PASS);
 	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
-	       t.d2h_direct, t.handoffs);
-	CHECK(t.d2h_direct == 6);
-	CHECK(t.handoffs == 0);
+	       x.t.d2h_direct, x.t.handoffs);
+	CHECK(x.t.d2h_direct == 6);
+	CHECK(x.t.handoffs == 0);
 	return T_PASS;
 }
 

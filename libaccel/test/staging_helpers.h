@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the staging pool's test programs share (staging.c, staging_ring.c,
- * staging_d2h.c, staging_pinned.c): the pool's settings for a test, and
- * its ACCEL_TRACE line, caught when a context goes.
+ * staging_d2h.c, staging_d2h_pipe.c, staging_pinned.c): the pool's
+ * settings for a test, its ACCEL_TRACE line, caught when a context goes,
+ * and a test's own context with its buffers (struct staging_test).
  */
 #ifndef LIBACCEL_TEST_STAGING_HELPERS_H
 #define LIBACCEL_TEST_STAGING_HELPERS_H
@@ -97,6 +98,62 @@ static inline int staging_bufs(accel_context *ctx, size_t n, size_t page_n,
 			ret = -ENOMEM;
 	}
 	return ret;
+}
+
+/*
+ * A staging test on a context of its own: the pool set by staging_env(),
+ * the pool's trace caught in @t when traced (staging_trace_begin()), and
+ * the buffers of staging_bufs() on that context.
+ */
+struct staging_test {
+	accel_context *ctx;
+	accel_stream_t s;
+	unsigned char *dev, *host, *page;
+	bool trace;
+	struct trace_catch t;
+};
+
+/*
+ * Begin @x: the pool set by staging_env(@chunk_kb, @chunks), its trace
+ * caught when @trace, a context of its own with a stream, @n bytes of
+ * device and of pinned memory and @page_n of pageable memory. 0 or -errno.
+ */
+static inline int staging_test_begin(struct staging_test *x,
+				     const char *chunk_kb, const char *chunks,
+				     bool trace, size_t n, size_t page_n)
+{
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->trace = trace;
+	if (trace)
+		ret = staging_trace_begin(&x->t, chunk_kb, chunks, &x->ctx);
+	else if (staging_env(chunk_kb, chunks))
+		ret = -EINVAL;
+	else
+		ret = accel_context_create(&x->ctx, 0);
+	if (!ret)
+		ret = staging_bufs(x->ctx, n, page_n, &x->s, &x->dev, &x->host,
+				   &x->page);
+	return ret;
+}
+
+/*
+ * End @x: its context destroyed (which writes the trace line), the pool's
+ * settings and the trace undone, its pageable memory freed. T_FAIL if @x
+ * was traced and the line was not caught once, else T_PASS.
+ */
+static inline int staging_test_end(struct staging_test *x)
+{
+	if (x->trace) {
+		staging_trace_end(x->ctx);
+	} else {
+		accel_context_destroy(x->ctx);
+		staging_env_reset();
+	}
+	free(x->page);
+	CHECK(!x->trace || x->t.seen == 1);
+	return T_PASS;
 }
 
 #endif /* LIBACCEL_TEST_STAGING_HELPERS_H */

@@ -46,26 +46,21 @@ static int small_burst_no_waits(void)
 {
 	enum { N = 200 };
 	const size_t n = 4 * KB;
-	struct trace_catch t;
-	unsigned char *src, *dev, *out;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
 	int i;
 
-	CHECK_OK(staging_trace_begin(&t, "4096", "4", &ctx));
-	CHECK_OK(staging_bufs(ctx, N * n, n, &s, &dev, &out, &src));
-	CHECK(ring_burst(s, dev, out, src, n, N, 7) == T_PASS);
+	/* The sources are x.page, the device's bytes come back into x.host. */
+	CHECK_OK(staging_test_begin(&x, "4096", "4", true, N * n, n));
+	CHECK(ring_burst(x.s, x.dev, x.host, x.page, n, N, 7) == T_PASS);
 	for (i = 0; i < N; i++)
-		CHECK(t_check_fill(out + i * n, n, (unsigned int)i + 7));
-	staging_trace_end(ctx);
-	free(src);
-	CHECK(t.seen == 1);
+		CHECK(t_check_fill(x.host + i * n, n, (unsigned int)i + 7));
+	CHECK(staging_test_end(&x) == T_PASS);
 	printf("# %llu through the ring, %llu ring waits, %llu filled in a chunk, %llu handed to a worker, %llu spilled, %llu chunk waits\n",
-	       t.ring, t.ring_waits, t.filled, t.handoffs, t.spills,
-	       t.chunk_waits);
-	CHECK(t.ring == N);
-	CHECK(t.ring_waits == 0 && t.chunk_waits == 0);
-	CHECK(t.handoffs == 0 && t.spills == 0 && t.filled == 0);
+	       x.t.ring, x.t.ring_waits, x.t.filled, x.t.handoffs, x.t.spills,
+	       x.t.chunk_waits);
+	CHECK(x.t.ring == N);
+	CHECK(x.t.ring_waits == 0 && x.t.chunk_waits == 0);
+	CHECK(x.t.handoffs == 0 && x.t.spills == 0 && x.t.filled == 0);
 	return T_PASS;
 }
 
