@@ -394,6 +394,13 @@ static inline int t_byte_trip_back(struct t_byte_trip *t)
  */
 static int t_no_probe;
 
+/*
+ * Set by a program whose cases make settings that must not outlive a case
+ * (the staging programs: the pool's environment, staging_case_reset()):
+ * t_run() calls it after each case, whatever the case's outcome.
+ */
+static void (*t_case_reset)(void);
+
 static inline int t_run(const struct t_case *cases, size_t n)
 {
 	accel_context *probe = NULL;
@@ -423,6 +430,8 @@ static inline int t_run(const struct t_case *cases, size_t n)
 		 * even when the case failed before removing it.
 		 */
 		accel_set_log_fn(NULL, NULL);
+		if (t_case_reset)
+			t_case_reset();
 		t_ctx_cleanup();
 		if (ret == T_PASS) {
 			pass++;
@@ -442,11 +451,14 @@ static inline int t_run(const struct t_case *cases, size_t n)
 	return pass ? T_PASS : T_SKIP;
 }
 
-#define T_MAIN(...)							\
+/* A program's main(): the cases, run by @run (t_run() or one around it). */
+#define T_MAIN_RUN(run, ...)						\
 int main(void)								\
 {									\
 	static const struct t_case cases[] = { __VA_ARGS__ };		\
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));		\
+	return run(cases, sizeof(cases) / sizeof(cases[0]));		\
 }
+
+#define T_MAIN(...)	T_MAIN_RUN(t_run, __VA_ARGS__)
 
 #endif /* LIBACCEL_TEST_HELPERS_H */

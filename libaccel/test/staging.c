@@ -165,7 +165,6 @@ static int exact_across_boundaries(void)
 	}
 	ret = T_PASS;
 out:
-	staging_env_reset();
 	return ret;
 }
 
@@ -214,7 +213,6 @@ static int write_done_when_synchronized(void)
 out:
 	free(buf);
 	free(back);
-	staging_env_reset();
 	return ret;
 }
 
@@ -259,7 +257,6 @@ out:
 	for (i = 0; i < N; i++)
 		free(back[i]);
 	free(src);
-	staging_env_reset();
 	return ret;
 }
 
@@ -333,7 +330,6 @@ out:
 	free(r);
 	free(p2);
 	free(q2);
-	staging_env_reset();
 	return ret;
 }
 
@@ -389,7 +385,6 @@ static int streams_stay_independent(void)
 	ret = T_PASS;
 out:
 	free(src);
-	staging_env_reset();
 	return ret;
 }
 
@@ -403,7 +398,7 @@ static int parallel_fill_exact(void)
 {
 	const size_t n = 16 * 64 * KB + 13;
 	struct staging_test x;
-	int round, ret;
+	int round;
 
 	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
 	/* The source is x.page, the device's bytes come back into x.host. */
@@ -422,9 +417,7 @@ static int parallel_fill_exact(void)
 						   (unsigned int)(round - 3 + i) + 50));
 		}
 	}
-	ret = staging_test_end(&x);
-	unsetenv("ACCEL_STAGING_THREADS");
-	CHECK(ret == T_PASS);
+	CHECK(staging_test_end(&x) == T_PASS);
 	printf("# %llu pieces by the fill threads, %llu filled by the caller, %llu spilled\n",
 	       x.t.par, x.t.filled, x.t.spills);
 	CHECK(x.t.par >= 1);
@@ -475,5 +468,5 @@ int main(void)
 	};
 
 	ps = sysconf(_SC_PAGESIZE);
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
+	return staging_run(cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -60,7 +60,6 @@ static int d2h_pipelined_done_when_passed(void)
 		accel_event_destroy(gate);
 	}
 	free(dst);
-	staging_env_reset();
 	return T_PASS;
 }
 
@@ -163,7 +162,6 @@ static int d2h_idle_one_chunk_in_call(void)
 		CHECK_OK(accel_stream_query(x.s));
 	}
 	CHECK(staging_test_end(&x) == T_PASS);
-	unsetenv("ACCEL_STAGING_SMALL_KB");
 	return T_PASS;
 }
 
@@ -321,18 +319,9 @@ static int hostfn_d2h(void)
 		CHECK(t_check_fill(dst, sizes[k], 19));
 	}
 	free(dst);
-	staging_env_reset();
 	return T_PASS;
 }
 
-int main(void)
-{
-	static const struct t_case cases[] = {
-		T(d2h_pipelined_done_when_passed), T(small_d2h_idle_in_call),
-		T(large_d2h_idle_in_call), T(d2h_idle_one_chunk_in_call),
-		T(d2h_in_call_beside_chunks),
-		T(hostfn_d2h),
-	};
-
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
-}
+STAGING_MAIN(T(d2h_pipelined_done_when_passed), T(small_d2h_idle_in_call),
+	     T(large_d2h_idle_in_call), T(d2h_idle_one_chunk_in_call),
+	     T(d2h_in_call_beside_chunks), T(hostfn_d2h))

@@ -37,13 +37,6 @@ static int pipe_env(void)
 	return pipe_env_threads("4");
 }
 
-static void pipe_env_reset(void)
-{
-	staging_env_reset();
-	unsetenv("ACCEL_STAGING_THREADS");
-	unsetenv("ACCEL_STAGING_SMALL_KB");
-}
-
 /* Bytes of the call: eleven pieces of at most a chunk, the last short. */
 #define PIPE_N	(5 * MB + 4093)
 #define GUARD	64
@@ -62,7 +55,7 @@ static int pieces_exact_with(const char *threads)
 {
 	struct staging_test x;
 	unsigned char *dst;
-	int round, ret;
+	int round;
 
 	CHECK(!pipe_env_threads(threads));
 	/* The destination is in x.page, between its guard bytes. */
@@ -82,9 +75,7 @@ static int pieces_exact_with(const char *threads)
 		CHECK(dst[-1] == 0xa5 && dst[PIPE_N] == 0xa5);
 		CHECK_OK(accel_stream_query(x.s));
 	}
-	ret = staging_test_end(&x);
-	pipe_env_reset();
-	CHECK(ret == T_PASS);
+	CHECK(staging_test_end(&x) == T_PASS);
 	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
 	       x.t.d2h_direct, x.t.handoffs);
 	CHECK(x.t.d2h_direct == 6);
@@ -143,7 +134,6 @@ static int overlapping_in_order(void)
 	CHECK(!memcmp(dst + half, host + PIPE_N, PIPE_N));
 	CHECK(!memcmp(back, dst, PIPE_N + half));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -224,7 +214,6 @@ static int each_piece_seen(void)
 	CHECK(markers() - before > pieces / 2);
 	CHECK(!memcmp(dst, host, PIPE_N));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -283,7 +272,6 @@ static int failure_mid_pipeline(void)
 	CHECK_OK(accel_memcpy_async(s2, dst, dev, PIPE_N, ACCEL_MEMCPY_D2H));
 	CHECK(!memcmp(dst, host, PIPE_N));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -383,7 +371,6 @@ static int destroy_mid_pipeline(void)
 	CHECK_OK(accel_memcpy_async(s, dst, dev, PIPE_N, ACCEL_MEMCPY_D2H));
 	CHECK(!memcmp(dst, host, PIPE_N));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -467,14 +454,7 @@ static int stream_destroyed_mid_call(void)
 	return T_PASS;
 }
 
-int main(void)
-{
-	static const struct t_case cases[] = {
-		T(pieces_exact), T(pieces_exact_caller_alone),
-		T(overlapping_in_order), T(each_piece_seen),
-		T(failure_mid_pipeline), T(destroy_mid_pipeline),
-		T(stream_destroyed_mid_call),
-	};
-
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
-}
+STAGING_MAIN(T(pieces_exact), T(pieces_exact_caller_alone),
+	     T(overlapping_in_order), T(each_piece_seen),
+	     T(failure_mid_pipeline), T(destroy_mid_pipeline),
+	     T(stream_destroyed_mid_call))

@@ -27,6 +27,29 @@ static inline void staging_env_reset(void)
 	unsetenv("ACCEL_STAGING_CHUNKS");
 }
 
+/*
+ * Every setting of the pool a staging case makes, undone: the staging
+ * programs' t_case_reset (staging_run()), so that t_run() undoes them
+ * after each case, and a case that failed half way leaves none to the
+ * next.
+ */
+static inline void staging_case_reset(void)
+{
+	staging_env_reset();
+	unsetenv("ACCEL_STAGING_THREADS");
+	unsetenv("ACCEL_STAGING_SMALL_KB");
+	unsetenv("ACCEL_TRACE");
+}
+
+/* t_run() for a staging program: staging_case_reset() after each case. */
+static inline int staging_run(const struct t_case *cases, size_t n)
+{
+	t_case_reset = staging_case_reset;
+	return t_run(cases, n);
+}
+
+#define STAGING_MAIN(...)	T_MAIN_RUN(staging_run, __VA_ARGS__)
+
 /* The pool's ACCEL_TRACE line, caught when its context is destroyed. */
 struct trace_catch {
 	unsigned long long ring, ring_waits, ring_d2h, d2h_direct, filled,

@@ -115,7 +115,6 @@ static int ring_wraps_in_order(void)
 out:
 	free(model);
 	free(out);
-	staging_env_reset();
 	return ret;
 }
 
@@ -143,7 +142,6 @@ static int ring_full_behind_gate(void)
 			return T_FAIL;
 		}
 	free(src);
-	staging_env_reset();
 	return T_PASS;
 }
 
@@ -205,16 +203,8 @@ static int ring_stream_destroyed(void)
 		accel_event_destroy(done);
 	}
 	free(src);
-	staging_env_reset();
 	return T_PASS;
 }
 
-int main(void)
-{
-	static const struct t_case cases[] = {
-		T(small_burst_no_waits), T(ring_wraps_in_order),
-		T(ring_full_behind_gate), T(ring_stream_destroyed),
-	};
-
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
-}
+STAGING_MAIN(T(small_burst_no_waits), T(ring_wraps_in_order),
+	     T(ring_full_behind_gate), T(ring_stream_destroyed))
