@@ -179,4 +179,21 @@ static inline int staging_test_end(struct staging_test *x)
 	return T_PASS;
 }
 
+/*
+ * End the traced test @x of D2H copies finished in the call through the
+ * chunks (staging_test_end()): T_PASS if its trace counted @direct of them
+ * and @handoffs pieces handed to a chunk's worker.
+ */
+static inline int staging_test_end_direct(struct staging_test *x,
+					  unsigned long long direct,
+					  unsigned long long handoffs)
+{
+	CHECK(staging_test_end(x) == T_PASS);
+	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
+	       x->t.d2h_direct, x->t.handoffs);
+	CHECK(x->t.d2h_direct == direct);
+	CHECK(x->t.handoffs == handoffs);
+	return T_PASS;
+}
+
 #endif /* LIBACCEL_TEST_STAGING_HELPERS_H */
