@@ -118,7 +118,8 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 
 	if (flags)
 		return cudaErrorInvalidValue;
-	if (cudaDeviceCanAccessPeer(&can, fake_cur_dev, peer) != cudaSuccess || !can)
+	if (cudaDeviceCanAccessPeer(&can, fake_cur_dev, peer) != cudaSuccess ||
+	    !can)
 		return cudaErrorInvalidDevice;
 	return cudaSuccess;
 }
@@ -190,7 +191,8 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 cudaError_t cudaEventQuery(cudaEvent_t e)
 {
 	fake_call(C_QUERY);
-	return fake_obj_end(e) > fake_mono_ns() ? cudaErrorNotReady : cudaSuccess;
+	return fake_obj_end(e) > fake_mono_ns() ? cudaErrorNotReady :
+						  cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
