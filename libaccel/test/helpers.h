@@ -51,6 +51,18 @@ struct t_case {
 
 #define CHECK_OK(expr)	CHECK_RET(expr, 0)
 
+/*
+ * The rule for the waits of a host function or a stream callback (they
+ * run on the thread that runs the stream's queue): the waits @wait_a and
+ * @wait_b, which would block (on its own stream, or on work that can only
+ * end after it), returned -EDEADLK, and the poll @poll (timeout 0) -ETIME.
+ */
+#define CHECK_FN_WAITS(wait_a, wait_b, poll) do {			\
+	CHECK_RET(wait_a, -EDEADLK);					\
+	CHECK_RET(wait_b, -EDEADLK);					\
+	CHECK_RET(poll, -ETIME);					\
+} while (0)
+
 #define T_SEC	1000000000ULL
 
 /* Contexts a test opened; destroyed after it, whatever its outcome. */
@@ -262,7 +274,6 @@ static inline int t_gated_h2d(accel_stream_t s, void *dev, void *src,
 	return ret;
 }
 
-/* A stream on a new context of t_ctx(), its current one. 0 or -errno. */
 /*
  * accel_host_register(NULL, p, 3 pages, @flags) over a fresh mapping whose
  * middle page is a hole; *@pp is its start (the two outer pages are the
@@ -297,6 +308,7 @@ static inline int t_register_over_hole(unsigned char **pp, unsigned int flags)
 	return -EAGAIN;
 }
 
+/* A stream on a new context of t_ctx(), its current one. 0 or -errno. */
 static inline int t_stream(accel_stream_t *s)
 {
 	if (!t_ctx())
@@ -382,6 +394,13 @@ static inline int t_byte_trip_back(struct t_byte_trip *t)
  */
 static int t_no_probe;
 
+/*
+ * Set by a program whose cases make settings that must not outlive a case
+ * (the staging programs: the pool's environment, staging_case_reset()):
+ * t_run() calls it after each case, whatever the case's outcome.
+ */
+static void (*t_case_reset)(void);
+
 static inline int t_run(const struct t_case *cases, size_t n)
 {
 	accel_context *probe = NULL;
@@ -405,6 +424,14 @@ static inline int t_run(const struct t_case *cases, size_t n)
 	printf("1..%zu\n", n);
 	for (i = 0; i < n; i++) {
 		ret = cases[i].fn();
+		/*
+		 * A log callback the case installed may point into its stack
+		 * (staging_trace_begin()): gone before anything else logs,
+		 * even when the case failed before removing it.
+		 */
+		accel_set_log_fn(NULL, NULL);
+		if (t_case_reset)
+			t_case_reset();
 		t_ctx_cleanup();
 		if (ret == T_PASS) {
 			pass++;
@@ -424,11 +451,14 @@ static inline int t_run(const struct t_case *cases, size_t n)
 	return pass ? T_PASS : T_SKIP;
 }
 
-#define T_MAIN(...)							\
+/* A program's main(): the cases, run by @run (t_run() or one around it). */
+#define T_MAIN_RUN(run, ...)						\
 int main(void)								\
 {									\
 	static const struct t_case cases[] = { __VA_ARGS__ };		\
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));		\
+	return run(cases, sizeof(cases) / sizeof(cases[0]));		\
 }
+
+#define T_MAIN(...)	T_MAIN_RUN(t_run, __VA_ARGS__)
 
 #endif /* LIBACCEL_TEST_HELPERS_H */

@@ -93,12 +93,8 @@ static int waits_return_edeadlk(void)
 	/* Again, for what the host function queued meanwhile. */
 	CHECK_OK(accel_stream_synchronize(c.s, 10 * T_SEC));
 	CHECK(c.ran == 2);
-	CHECK_RET(c.sync_self, -EDEADLK);
-	CHECK_RET(c.sync_other, -EDEADLK);
-	CHECK_RET(c.sync_poll, -ETIME);
-	CHECK_RET(c.ev_sync, -EDEADLK);
-	CHECK_RET(c.ev_wait, -EDEADLK);
-	CHECK_RET(c.ev_poll, -ETIME);
+	CHECK_FN_WAITS(c.sync_self, c.sync_other, c.sync_poll);
+	CHECK_FN_WAITS(c.ev_sync, c.ev_wait, c.ev_poll);
 	CHECK_OK(c.copy);
 	CHECK_OK(c.launch);
 	CHECK_OK(t_gate_open(c.gate));

@@ -165,7 +165,6 @@ static int exact_across_boundaries(void)
 	}
 	ret = T_PASS;
 out:
-	staging_env_reset();
 	return ret;
 }
 
@@ -214,7 +213,6 @@ static int write_done_when_synchronized(void)
 out:
 	free(buf);
 	free(back);
-	staging_env_reset();
 	return ret;
 }
 
@@ -259,7 +257,6 @@ out:
 	for (i = 0; i < N; i++)
 		free(back[i]);
 	free(src);
-	staging_env_reset();
 	return ret;
 }
 
@@ -333,7 +330,6 @@ out:
 	free(r);
 	free(p2);
 	free(q2);
-	staging_env_reset();
 	return ret;
 }
 
@@ -389,7 +385,6 @@ static int streams_stay_independent(void)
 	ret = T_PASS;
 out:
 	free(src);
-	staging_env_reset();
 	return ret;
 }
 
@@ -402,36 +397,30 @@ out:
 static int parallel_fill_exact(void)
 {
 	const size_t n = 16 * 64 * KB + 13;
-	unsigned char *src, *dev, *out;
-	struct trace_catch t;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
 	int round;
 
 	CHECK(!setenv("ACCEL_STAGING_THREADS", "3", 1));
-	CHECK_OK(staging_trace_begin(&t, "64", "6", &ctx));
-	CHECK_OK(staging_bufs(ctx, 4 * n, n, &s, &dev, &out, &src));
+	/* The source is x.page, the device's bytes come back into x.host. */
+	CHECK_OK(staging_test_begin(&x, "64", "6", true, 4 * n, n));
 	for (round = 0; round < 8; round++) {
-		t_fill(src, n, (unsigned int)round + 50);
-		CHECK_OK(accel_memcpy_async(s, dev + (round % 4) * n, src, n,
-					    ACCEL_MEMCPY_H2D));
-		memset(src, 0xee, n);
+		t_fill(x.page, n, (unsigned int)round + 50);
+		CHECK_OK(accel_memcpy_async(x.s, x.dev + (round % 4) * n,
+					    x.page, n, ACCEL_MEMCPY_H2D));
+		memset(x.page, 0xee, n);
 		if (round % 4 == 3) {
-			CHECK_OK(accel_memcpy_async(s, out, dev, 4 * n,
+			CHECK_OK(accel_memcpy_async(x.s, x.host, x.dev, 4 * n,
 						    ACCEL_MEMCPY_D2H));
-			CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+			CHECK_OK(accel_stream_synchronize(x.s, 60 * T_SEC));
 			for (int i = 0; i < 4; i++)
-				CHECK(t_check_fill(out + i * n, n,
+				CHECK(t_check_fill(x.host + i * n, n,
 						   (unsigned int)(round - 3 + i) + 50));
 		}
 	}
-	staging_trace_end(ctx);
-	unsetenv("ACCEL_STAGING_THREADS");
-	free(src);
-	CHECK(t.seen == 1);
+	CHECK(staging_test_end(&x) == T_PASS);
 	printf("# %llu pieces by the fill threads, %llu filled by the caller, %llu spilled\n",
-	       t.par, t.filled, t.spills);
-	CHECK(t.par >= 1);
+	       x.t.par, x.t.filled, x.t.spills);
+	CHECK(x.t.par >= 1);
 	return T_PASS;
 }
 
@@ -479,5 +468,5 @@ int main(void)
 	};
 
 	ps = sysconf(_SC_PAGESIZE);
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
+	return staging_run(cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -60,7 +60,6 @@ static int d2h_pipelined_done_when_passed(void)
 		accel_event_destroy(gate);
 	}
 	free(dst);
-	staging_env_reset();
 	return T_PASS;
 }
 
@@ -117,33 +116,29 @@ static int small_d2h_idle_in_call(void)
 {
 	enum { N = 50 };
 	const size_t n = 8 * KB + 3;
-	unsigned char *host, *dev, *dst;
-	struct trace_catch t;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
 	int i;
 
-	CHECK_OK(staging_trace_begin(&t, "256", "2", &ctx));
-	CHECK_OK(staging_bufs(ctx, N * n, n, &s, &dev, &host, &dst));
-	t_fill(host, N * n, 11);
-	CHECK_OK(accel_memcpy_async(s, dev, host, N * n, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	/* The destination is x.page. */
+	CHECK_OK(staging_test_begin(&x, "256", "2", true, N * n, n));
+	t_fill(x.host, N * n, 11);
+	CHECK_OK(accel_memcpy_async(x.s, x.dev, x.host, N * n,
+				    ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(x.s, 60 * T_SEC));
 	for (i = 0; i < N; i++) {
-		memset(dst, 0, n);
-		CHECK_OK(accel_memcpy_async(s, dst, dev + i * n, n,
+		memset(x.page, 0, n);
+		CHECK_OK(accel_memcpy_async(x.s, x.page, x.dev + i * n, n,
 					    ACCEL_MEMCPY_D2H));
 		/* No synchronize: the call finished the copy. */
-		CHECK(!memcmp(dst, host + i * n, n));
+		CHECK(!memcmp(x.page, x.host + i * n, n));
 	}
 	/* Behind other work: queued, not waited for. */
-	CHECK(d2h_gated_stays_queued(s, dst, dev, host, n) == T_PASS);
-	staging_trace_end(ctx);
-	free(dst);
-	CHECK(t.seen == 1);
+	CHECK(d2h_gated_stays_queued(x.s, x.page, x.dev, x.host, n) == T_PASS);
+	CHECK(staging_test_end(&x) == T_PASS);
 	printf("# %llu D2H finished in the call, %llu handed to a worker\n",
-	       t.ring_d2h, t.handoffs);
-	CHECK(t.ring_d2h == N);
-	CHECK(t.handoffs == 1);
+	       x.t.ring_d2h, x.t.handoffs);
+	CHECK(x.t.ring_d2h == N);
+	CHECK(x.t.handoffs == 1);
 	return T_PASS;
 }
 
@@ -155,25 +150,18 @@ static int small_d2h_idle_in_call(void)
 static int d2h_idle_one_chunk_in_call(void)
 {
 	const size_t n = 3 * 64 * KB + 7;
-	unsigned char *host, *dev, *dst;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
 	int round;
 
-	CHECK(!staging_env("64", "1"));
 	CHECK(!setenv("ACCEL_STAGING_SMALL_KB", "0", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(staging_bufs(ctx, n, n, &s, &dev, &host, &dst));
+	CHECK_OK(staging_test_begin(&x, "64", "1", false, n, n));
 	for (round = 0; round < 3; round++) {
-		CHECK(d2h_round_in_call(s, dst, dev, host, n,
+		CHECK(d2h_round_in_call(x.s, x.page, x.dev, x.host, n,
 					(unsigned int)round + 40) == T_PASS);
 		/* Nothing of it is left queued. */
-		CHECK_OK(accel_stream_query(s));
+		CHECK_OK(accel_stream_query(x.s));
 	}
-	accel_context_destroy(ctx);
-	unsetenv("ACCEL_STAGING_SMALL_KB");
-	staging_env_reset();
-	free(dst);
+	CHECK(staging_test_end(&x) == T_PASS);
 	return T_PASS;
 }
 
@@ -187,27 +175,17 @@ static int d2h_idle_one_chunk_in_call(void)
 static int large_d2h_idle_in_call(void)
 {
 	const size_t n = 10 * 64 * KB + 5;
-	unsigned char *host, *dev, *dst;
-	struct trace_catch t;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
 	int round;
 
-	CHECK_OK(staging_trace_begin(&t, "64", "3", &ctx));
-	CHECK_OK(staging_bufs(ctx, n, n, &s, &dev, &host, &dst));
+	CHECK_OK(staging_test_begin(&x, "64", "3", true, n, n));
 	for (round = 0; round < 3; round++)
-		CHECK(d2h_round_in_call(s, dst, dev, host, n,
+		CHECK(d2h_round_in_call(x.s, x.page, x.dev, x.host, n,
 					(unsigned int)round + 30) == T_PASS);
-	CHECK(d2h_gated_stays_queued(s, dst, dev, host, n) == T_PASS);
-	CHECK(t_check_fill(dst, n, 32));
-	staging_trace_end(ctx);
-	free(dst);
-	CHECK(t.seen == 1);
-	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
-	       t.d2h_direct, t.handoffs);
-	CHECK(t.d2h_direct == 3);
-	/* The gated copy: its pieces, each to a chunk's worker. */
-	CHECK(t.handoffs == 11);
+	CHECK(d2h_gated_stays_queued(x.s, x.page, x.dev, x.host, n) == T_PASS);
+	CHECK(t_check_fill(x.page, n, 32));
+	/* The gated copy: its 11 pieces, each to a chunk's worker. */
+	CHECK(staging_test_end_direct(&x, 3, 11) == T_PASS);
 	return T_PASS;
 }
 
@@ -259,34 +237,29 @@ static void *beside_thread(void *arg)
 static int d2h_in_call_beside_chunks(void)
 {
 	const size_t n = 6 * 64 * KB + 1;
-	unsigned char *host, *dev, *dst;
+	struct staging_test x;
 	struct beside b;
-	accel_context *ctx;
-	accel_stream_t s;
 	pthread_t th;
 	int r;
 
-	CHECK(!staging_env("64", "2"));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	CHECK_OK(staging_bufs(ctx, n, n, &s, &dev, &host, &dst));
-	t_fill(host, n, 61);
-	CHECK_OK(accel_memcpy_async(s, dev, host, n, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	b.ctx = ctx;
+	CHECK_OK(staging_test_begin(&x, "64", "2", false, n, n));
+	t_fill(x.host, n, 61);
+	CHECK_OK(accel_memcpy_async(x.s, x.dev, x.host, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(x.s, 60 * T_SEC));
+	b.ctx = x.ctx;
 	b.rounds = 40;
 	CHECK(!pthread_create(&th, NULL, beside_thread, &b));
 	for (r = 0; r < 40; r++) {
-		memset(dst, 0, n);
+		memset(x.page, 0, n);
 		/* In the call, or through a worker when no chunk was free. */
-		CHECK_OK(accel_memcpy_async(s, dst, dev, n, ACCEL_MEMCPY_D2H));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		CHECK(t_check_fill(dst, n, 61));
+		CHECK_OK(accel_memcpy_async(x.s, x.page, x.dev, n,
+					    ACCEL_MEMCPY_D2H));
+		CHECK_OK(accel_stream_synchronize(x.s, 60 * T_SEC));
+		CHECK(t_check_fill(x.page, n, 61));
 	}
 	CHECK(!pthread_join(th, NULL));
 	CHECK(b.ok);
-	accel_context_destroy(ctx);
-	staging_env_reset();
-	free(dst);
+	CHECK(staging_test_end(&x) == T_PASS);
 	return T_PASS;
 }
 
@@ -342,18 +315,9 @@ static int hostfn_d2h(void)
 		CHECK(t_check_fill(dst, sizes[k], 19));
 	}
 	free(dst);
-	staging_env_reset();
 	return T_PASS;
 }
 
-int main(void)
-{
-	static const struct t_case cases[] = {
-		T(d2h_pipelined_done_when_passed), T(small_d2h_idle_in_call),
-		T(large_d2h_idle_in_call), T(d2h_idle_one_chunk_in_call),
-		T(d2h_in_call_beside_chunks),
-		T(hostfn_d2h),
-	};
-
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
-}
+STAGING_MAIN(T(d2h_pipelined_done_when_passed), T(small_d2h_idle_in_call),
+	     T(large_d2h_idle_in_call), T(d2h_idle_one_chunk_in_call),
+	     T(d2h_in_call_beside_chunks), T(hostfn_d2h))

@@ -20,9 +20,12 @@
  * call; @threads copying (1: the calling thread alone copies out, after
  * it queued the next pieces).
  */
+#define PIPE_CHUNK_KB	"512"
+#define PIPE_CHUNKS	"3"
+
 static int pipe_env_threads(const char *threads)
 {
-	if (staging_env("512", "3") ||
+	if (staging_env(PIPE_CHUNK_KB, PIPE_CHUNKS) ||
 	    setenv("ACCEL_STAGING_THREADS", threads, 1) ||
 	    setenv("ACCEL_STAGING_SMALL_KB", "0", 1))
 		return -1;
@@ -32,13 +35,6 @@ static int pipe_env_threads(const char *threads)
 static int pipe_env(void)
 {
 	return pipe_env_threads("4");
-}
-
-static void pipe_env_reset(void)
-{
-	staging_env_reset();
-	unsetenv("ACCEL_STAGING_THREADS");
-	unsetenv("ACCEL_STAGING_SMALL_KB");
 }
 
 /* Bytes of the call: eleven pieces of at most a chunk, the last short. */
@@ -57,46 +53,29 @@ static void pipe_env_reset(void)
  */
 static int pieces_exact_with(const char *threads)
 {
-	unsigned char *host, *dev, *buf, *dst;
-	struct trace_catch t;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
+	unsigned char *dst;
 	int round;
 
-	memset(&t, 0, sizeof(t));
 	CHECK(!pipe_env_threads(threads));
-	CHECK(!setenv("ACCEL_TRACE", "1", 1));
-	CHECK_OK(accel_context_create(&ctx, 0));
-	accel_set_log_fn(catch_trace, &t);
-	CHECK_OK(accel_stream_create(ctx, 0, 0, &s));
-	CHECK_OK(accel_malloc(ctx, (void **)&dev, PIPE_N));
-	CHECK_OK(accel_host_alloc(ctx, (void **)&host, PIPE_N, 0));
-	buf = malloc(PIPE_N + 2 * GUARD);
-	CHECK(buf);
-	dst = buf + GUARD - 13;
+	/* The destination is in x.page, between its guard bytes. */
+	CHECK_OK(staging_test_begin(&x, PIPE_CHUNK_KB, PIPE_CHUNKS, true,
+				    PIPE_N, PIPE_N + 2 * GUARD));
+	dst = x.page + GUARD - 13;
 	for (round = 0; round < 6; round++) {
-		t_fill(host, PIPE_N, (unsigned int)round + 70);
-		CHECK_OK(accel_memcpy_async(s, dev, host, PIPE_N,
+		t_fill(x.host, PIPE_N, (unsigned int)round + 70);
+		CHECK_OK(accel_memcpy_async(x.s, x.dev, x.host, PIPE_N,
 					    ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		memset(buf, 0xa5, PIPE_N + 2 * GUARD);
-		CHECK_OK(accel_memcpy_async(s, dst, dev, PIPE_N,
+		CHECK_OK(accel_stream_synchronize(x.s, 60 * T_SEC));
+		memset(x.page, 0xa5, PIPE_N + 2 * GUARD);
+		CHECK_OK(accel_memcpy_async(x.s, dst, x.dev, PIPE_N,
 					    ACCEL_MEMCPY_D2H));
 		/* No synchronize: the call finished the copy. */
-		CHECK(!memcmp(dst, host, PIPE_N));
+		CHECK(!memcmp(dst, x.host, PIPE_N));
 		CHECK(dst[-1] == 0xa5 && dst[PIPE_N] == 0xa5);
-		CHECK_OK(accel_stream_query(s));
+		CHECK_OK(accel_stream_query(x.s));
 	}
-	accel_context_destroy(ctx);
-	accel_set_log_fn(NULL, NULL);
-	unsetenv("ACCEL_TRACE");
-	pipe_env_reset();
-	free(buf);
-	CHECK(t.seen == 1);
-	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
-	       t.d2h_direct, t.handoffs);
-	CHECK(t.d2h_direct == 6);
-	CHECK(t.handoffs == 0);
+	CHECK(staging_test_end_direct(&x, 6, 0) == T_PASS);
 	return T_PASS;
 }
 
@@ -151,7 +130,6 @@ static int overlapping_in_order(void)
 	CHECK(!memcmp(dst + half, host + PIPE_N, PIPE_N));
 	CHECK(!memcmp(back, dst, PIPE_N + half));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -232,7 +210,6 @@ static int each_piece_seen(void)
 	CHECK(markers() - before > pieces / 2);
 	CHECK(!memcmp(dst, host, PIPE_N));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -291,7 +268,6 @@ static int failure_mid_pipeline(void)
 	CHECK_OK(accel_memcpy_async(s2, dst, dev, PIPE_N, ACCEL_MEMCPY_D2H));
 	CHECK(!memcmp(dst, host, PIPE_N));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -391,7 +367,6 @@ static int destroy_mid_pipeline(void)
 	CHECK_OK(accel_memcpy_async(s, dst, dev, PIPE_N, ACCEL_MEMCPY_D2H));
 	CHECK(!memcmp(dst, host, PIPE_N));
 	accel_context_destroy(ctx);
-	pipe_env_reset();
 	free(dst);
 	return T_PASS;
 }
@@ -475,14 +450,7 @@ static int stream_destroyed_mid_call(void)
 	return T_PASS;
 }
 
-int main(void)
-{
-	static const struct t_case cases[] = {
-		T(pieces_exact), T(pieces_exact_caller_alone),
-		T(overlapping_in_order), T(each_piece_seen),
-		T(failure_mid_pipeline), T(destroy_mid_pipeline),
-		T(stream_destroyed_mid_call),
-	};
-
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
-}
+STAGING_MAIN(T(pieces_exact), T(pieces_exact_caller_alone),
+	     T(overlapping_in_order), T(each_piece_seen),
+	     T(failure_mid_pipeline), T(destroy_mid_pipeline),
+	     T(stream_destroyed_mid_call))

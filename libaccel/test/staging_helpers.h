@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the staging pool's test programs share (staging.c, staging_ring.c,
- * staging_d2h.c, staging_pinned.c): the pool's settings for a test, and
- * its ACCEL_TRACE line, caught when a context goes.
+ * staging_d2h.c, staging_d2h_pipe.c, staging_pinned.c): the pool's
+ * settings for a test, its ACCEL_TRACE line, caught when a context goes,
+ * and a test's own context with its buffers (struct staging_test).
  */
 #ifndef LIBACCEL_TEST_STAGING_HELPERS_H
 #define LIBACCEL_TEST_STAGING_HELPERS_H
@@ -25,6 +26,29 @@ static inline void staging_env_reset(void)
 	unsetenv("ACCEL_STAGING_CHUNK_KB");
 	unsetenv("ACCEL_STAGING_CHUNKS");
 }
+
+/*
+ * Every setting of the pool a staging case makes, undone: the staging
+ * programs' t_case_reset (staging_run()), so that t_run() undoes them
+ * after each case, and a case that failed half way leaves none to the
+ * next.
+ */
+static inline void staging_case_reset(void)
+{
+	staging_env_reset();
+	unsetenv("ACCEL_STAGING_THREADS");
+	unsetenv("ACCEL_STAGING_SMALL_KB");
+	unsetenv("ACCEL_TRACE");
+}
+
+/* t_run() for a staging program: staging_case_reset() after each case. */
+static inline int staging_run(const struct t_case *cases, size_t n)
+{
+	t_case_reset = staging_case_reset;
+	return t_run(cases, n);
+}
+
+#define STAGING_MAIN(...)	T_MAIN_RUN(staging_run, __VA_ARGS__)
 
 /* The pool's ACCEL_TRACE line, caught when its context is destroyed. */
 struct trace_catch {
@@ -97,6 +121,79 @@ static inline int staging_bufs(accel_context *ctx, size_t n, size_t page_n,
 			ret = -ENOMEM;
 	}
 	return ret;
+}
+
+/*
+ * A staging test on a context of its own: the pool set by staging_env(),
+ * the pool's trace caught in @t when traced (staging_trace_begin()), and
+ * the buffers of staging_bufs() on that context.
+ */
+struct staging_test {
+	accel_context *ctx;
+	accel_stream_t s;
+	unsigned char *dev, *host, *page;
+	bool trace;
+	struct trace_catch t;
+};
+
+/*
+ * Begin @x: the pool set by staging_env(@chunk_kb, @chunks), its trace
+ * caught when @trace, a context of its own with a stream, @n bytes of
+ * device and of pinned memory and @page_n of pageable memory. 0 or -errno.
+ */
+static inline int staging_test_begin(struct staging_test *x,
+				     const char *chunk_kb, const char *chunks,
+				     bool trace, size_t n, size_t page_n)
+{
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->trace = trace;
+	if (trace)
+		ret = staging_trace_begin(&x->t, chunk_kb, chunks, &x->ctx);
+	else if (staging_env(chunk_kb, chunks))
+		ret = -EINVAL;
+	else
+		ret = accel_context_create(&x->ctx, 0);
+	if (!ret)
+		ret = staging_bufs(x->ctx, n, page_n, &x->s, &x->dev, &x->host,
+				   &x->page);
+	return ret;
+}
+
+/*
+ * End @x: its context destroyed (which writes the trace line), the pool's
+ * settings and the trace undone, its pageable memory freed. T_FAIL if @x
+ * was traced and the line was not caught once, else T_PASS.
+ */
+static inline int staging_test_end(struct staging_test *x)
+{
+	if (x->trace) {
+		staging_trace_end(x->ctx);
+	} else {
+		accel_context_destroy(x->ctx);
+		staging_env_reset();
+	}
+	free(x->page);
+	CHECK(!x->trace || x->t.seen == 1);
+	return T_PASS;
+}
+
+/*
+ * End the traced test @x of D2H copies finished in the call through the
+ * chunks (staging_test_end()): T_PASS if its trace counted @direct of them
+ * and @handoffs pieces handed to a chunk's worker.
+ */
+static inline int staging_test_end_direct(struct staging_test *x,
+					  unsigned long long direct,
+					  unsigned long long handoffs)
+{
+	CHECK(staging_test_end(x) == T_PASS);
+	printf("# %llu D2H finished in the call through the chunks, %llu pieces handed to a worker\n",
+	       x->t.d2h_direct, x->t.handoffs);
+	CHECK(x->t.d2h_direct == direct);
+	CHECK(x->t.handoffs == handoffs);
+	return T_PASS;
 }
 
 #endif /* LIBACCEL_TEST_STAGING_HELPERS_H */

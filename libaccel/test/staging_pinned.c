@@ -115,7 +115,6 @@ static int pinned_bounded_behind_gate(void)
 	CHECK(t_check_fill(out + sizeof(long), 64, (unsigned int)(count - 1)));
 	CHECK(pinned_now() - before <= (long)pool);
 	free(src);
-	staging_env_reset();
 	return T_PASS;
 }
 
@@ -161,8 +160,6 @@ static int pool_grows_ahead(void)
 	CHECK_OK(accel_memcpy_async(s, out, dev, n, ACCEL_MEMCPY_D2H));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 	CHECK(t_check_fill(out, n, 7));
-	unsetenv("ACCEL_STAGING_THREADS");
-	staging_env_reset();
 	free(src);
 	return T_PASS;
 }
@@ -214,7 +211,6 @@ static int pool_reused(void)
 out:
 	free(src);
 	free(dst);
-	staging_env_reset();
 	return ret;
 }
 
@@ -242,10 +238,8 @@ static int chunks_cuda_registered_once(void)
 
 	CHECK(t_ctx());
 	CHECK_OK(accel_context_get_backend(NULL, &backend));
-	if (strcmp(backend, "cuda")) {
-		staging_env_reset();
+	if (strcmp(backend, "cuda"))
 		return T_SKIP;
-	}
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
 	src = malloc(n);
@@ -265,7 +259,6 @@ static int chunks_cuda_registered_once(void)
 	CHECK(r1 - r0 >= 1);
 	CHECK(r2 - r0 <= 3);
 	free(src);
-	staging_env_reset();
 	return T_PASS;
 }
 
@@ -436,5 +429,5 @@ int main(void)
 	ps = sysconf(_SC_PAGESIZE);
 	/* Children open their own contexts (a CUDA backend does not fork). */
 	t_no_probe = 1;
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
+	return staging_run(cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -46,26 +46,21 @@ static int small_burst_no_waits(void)
 {
 	enum { N = 200 };
 	const size_t n = 4 * KB;
-	struct trace_catch t;
-	unsigned char *src, *dev, *out;
-	accel_context *ctx;
-	accel_stream_t s;
+	struct staging_test x;
 	int i;
 
-	CHECK_OK(staging_trace_begin(&t, "4096", "4", &ctx));
-	CHECK_OK(staging_bufs(ctx, N * n, n, &s, &dev, &out, &src));
-	CHECK(ring_burst(s, dev, out, src, n, N, 7) == T_PASS);
+	/* The sources are x.page, the device's bytes come back into x.host. */
+	CHECK_OK(staging_test_begin(&x, "4096", "4", true, N * n, n));
+	CHECK(ring_burst(x.s, x.dev, x.host, x.page, n, N, 7) == T_PASS);
 	for (i = 0; i < N; i++)
-		CHECK(t_check_fill(out + i * n, n, (unsigned int)i + 7));
-	staging_trace_end(ctx);
-	free(src);
-	CHECK(t.seen == 1);
+		CHECK(t_check_fill(x.host + i * n, n, (unsigned int)i + 7));
+	CHECK(staging_test_end(&x) == T_PASS);
 	printf("# %llu through the ring, %llu ring waits, %llu filled in a chunk, %llu handed to a worker, %llu spilled, %llu chunk waits\n",
-	       t.ring, t.ring_waits, t.filled, t.handoffs, t.spills,
-	       t.chunk_waits);
-	CHECK(t.ring == N);
-	CHECK(t.ring_waits == 0 && t.chunk_waits == 0);
-	CHECK(t.handoffs == 0 && t.spills == 0 && t.filled == 0);
+	       x.t.ring, x.t.ring_waits, x.t.filled, x.t.handoffs, x.t.spills,
+	       x.t.chunk_waits);
+	CHECK(x.t.ring == N);
+	CHECK(x.t.ring_waits == 0 && x.t.chunk_waits == 0);
+	CHECK(x.t.handoffs == 0 && x.t.spills == 0 && x.t.filled == 0);
 	return T_PASS;
 }
 
@@ -120,7 +115,6 @@ static int ring_wraps_in_order(void)
 out:
 	free(model);
 	free(out);
-	staging_env_reset();
 	return ret;
 }
 
@@ -148,7 +142,6 @@ static int ring_full_behind_gate(void)
 			return T_FAIL;
 		}
 	free(src);
-	staging_env_reset();
 	return T_PASS;
 }
 
@@ -210,16 +203,8 @@ static int ring_stream_destroyed(void)
 		accel_event_destroy(done);
 	}
 	free(src);
-	staging_env_reset();
 	return T_PASS;
 }
 
-int main(void)
-{
-	static const struct t_case cases[] = {
-		T(small_burst_no_waits), T(ring_wraps_in_order),
-		T(ring_full_behind_gate), T(ring_stream_destroyed),
-	};
-
-	return t_run(cases, sizeof(cases) / sizeof(cases[0]));
-}
+STAGING_MAIN(T(small_burst_no_waits), T(ring_wraps_in_order),
+	     T(ring_full_behind_gate), T(ring_stream_destroyed))
