@@ -16,7 +16,6 @@
 #include "libaccel.h"
 
 #ifdef HAVE_CUDA
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 #define CU(call) do {							\
 	cudaError_t _e = (call);					\

@@ -150,11 +150,6 @@ run "latency, cuda, ACCEL_CUDA_ISSUER=0 (decoupled issue off)" 120 \
 run "latency, cuda, ACCEL_CUDA_HYBRID=0 (hybrid wait off)" 120 \
 	env ACCEL_CUDA_HYBRID=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
 	./bench/latency --csv "$OUT/latency-hybrid-off.csv"
-# Small copies onto an idle stream written from the command stream
-# (default) against copied with cudaMemcpyAsync.
-run "latency, cuda, ACCEL_CUDA_WRITE_COPY_MAX=0 (small copies copied)" 120 \
-	env ACCEL_CUDA_WRITE_COPY_MAX=0 BENCH_ITERS=${BENCH_ITERS:-2000} \
-	./bench/latency --csv "$OUT/latency-write-copy-off.csv"
 # Pinned H2D/D2H/D2D on 1, 2, 4 streams, duplex, pageable both ways at
 # every size, and registration (1 GiB, 4 GiB) next to cudaHostRegister.
 run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \

@@ -212,60 +212,6 @@ static double lib_run(enum lib_measure m, uint64_t *t)
 typedef int (*write32_fn)(cudaStream_t stream, unsigned long long addr,
 			  unsigned int value, unsigned int flags);
 
-/* The driver's cuStreamBatchMemOp (12.0 ABI), reached through the runtime. */
-typedef int (*batch_memop_fn)(cudaStream_t stream, unsigned int count,
-			      CUstreamBatchMemOpParams *ops, unsigned int flags);
-
-/*
- * The 64 bytes written by the device's front end from the command stream
- * instead of copied: one cuStreamBatchMemOp of eight 64-bit writes into
- * @d and a 32-bit write of the iteration's number into the host word,
- * spun on (what libaccel's ACCEL_CUDA_WRITE_COPY_MAX path issues for a
- * small H2D copy onto an idle stream, with its completion word).
- */
-static void raw_writes_round_trip(unsigned char *d, unsigned char *h,
-				  cudaStream_t cs, double lib, uint64_t *t,
-				  unsigned int *word, void *dword)
-{
-	CUstreamBatchMemOpParams ops[SMALL / 8 + 1];
-	enum cudaDriverEntryPointQueryResult st;
-	batch_memop_fn memop;
-	unsigned int i, k;
-	void *fn = NULL;
-
-	if (cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", &fn, 12000,
-					     cudaEnableDefault, &st) != cudaSuccess ||
-	    st != cudaDriverEntryPointSuccess) {
-		cudaGetLastError();
-		printf("# no cuStreamBatchMemOp: no write baseline\n");
-		return;
-	}
-	memop = (batch_memop_fn)fn;
-	memset(ops, 0, sizeof(ops));
-	for (i = 0; i < iters; i++) {
-		uint64_t t0 = bench_ns();
-
-		for (k = 0; k < SMALL / 8; k++) {
-			ops[k].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
-			ops[k].writeValue.address = (CUdeviceptr)(uintptr_t)(d + 8 * k);
-			memcpy(&ops[k].writeValue.value64, h + 8 * k, 8);
-		}
-		ops[k].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-		ops[k].writeValue.address = (CUdeviceptr)(uintptr_t)dword;
-		ops[k].writeValue.value = i + 1;
-		if (memop(cs, SMALL / 8 + 1, ops, 0)) {
-			printf("# cuStreamBatchMemOp failed: no write baseline\n");
-			CU(cudaStreamSynchronize(cs));
-			return;
-		}
-		while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != i + 1)
-			;
-		t[i] = bench_ns() - t0;
-	}
-	row("64 B H2D round trip (us)", lib, med_us(t),
-	    "cuStreamBatchMemOp: 8 x 64-bit writes + host word, polled");
-}
-
 /*
  * Raw CUDA, completion seen on a host word: cudaMemcpyAsync, then
  * cuStreamWriteValue32 of the iteration's number into mapped pinned
@@ -307,7 +253,6 @@ static void raw_word_round_trip(unsigned char *d, unsigned char *h,
 	}
 	row("64 B H2D round trip (us)", lib, med_us(t),
 	    "cudaMemcpyAsync + cuStreamWriteValue32, host word polled");
-	raw_writes_round_trip(d, h, cs, lib, t, word, dword);
 	CU(cudaStreamSynchronize(cs));
 	cudaFreeHost(word);
 }

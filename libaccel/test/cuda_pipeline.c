@@ -93,21 +93,6 @@ static bool no_batch(void)
 	return env_is("FAKE_CUDA_BATCH", "0") || env_is("ACCEL_CUDA_NO_BATCH", "1");
 }
 
-/*
- * The stand-in's calls that issue one copy: cudaMemcpyAsync, or for a
- * small one onto an idle stream cuStreamBatchMemOp (its bytes written from
- * the command stream); by anyone, by this thread.
- */
-static long copy_calls(void)
-{
-	return f_count("cudaMemcpyAsync") + f_count("cuStreamBatchMemOp");
-}
-
-static long copy_calls_mine(void)
-{
-	return f_tcount("cudaMemcpyAsync") + f_tcount("cuStreamBatchMemOp");
-}
-
 /* Until the issuer blocks inside the held copy call (no timing). */
 static int wait_held(long n)
 {
@@ -174,13 +159,13 @@ static int hot_stream(accel_stream_t *s)
  */
 static int start_burst(accel_stream_t s, void *d, const void *h)
 {
-	long copies = copy_calls_mine();
+	long copies = f_tcount("cudaMemcpyAsync");
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
 		if (i == 2) {
 			/* The first two went down from this thread. */
-			if (copy_calls_mine() != copies + 2)
+			if (f_tcount("cudaMemcpyAsync") != copies + 2)
 				return 0;
 			f_hold(1);
 		}
@@ -210,10 +195,10 @@ static int isolated_copy_issued_at_once(void)
 	if (ret != T_PASS)
 		return ret;
 	t_fill(h, 64, 1);
-	copies = copy_calls();
+	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
 	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK(copy_calls() == copies + 1);
+	CHECK(f_count("cudaMemcpyAsync") == copies + 1);
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 	CHECK(f_count("cudaMemcpyBatchAsync") == batches);
 	CHECK(t_check_fill(d, 64, 1));
@@ -249,15 +234,14 @@ static long calls_mine(const char *name, struct calls c, bool *all_mine)
  * marker and its queries by the wait: no hand-off to the issuer or the
  * completion thread, whose window of lazy_ns is made long enough here
  * that a slow machine cannot open it), and there are no more of them than
- * raw CUDA makes: one copy call (cudaMemcpyAsync, or cuStreamBatchMemOp
- * writing its 64 bytes) and one marker (cudaEventRecord, or
- * cuStreamWriteValue32 with host words) per trip, no batch call and no
+ * raw CUDA makes: one cudaMemcpyAsync and one marker (cudaEventRecord,
+ * or cuStreamWriteValue32 with host words) per trip, no batch call and no
  * blocking wait.
  */
 static int round_trip_no_hand_off(void)
 {
 	const unsigned int trips = 200;
-	struct calls cp, mo, rec, wr, q, sy, bt;
+	struct calls cp, rec, wr, q, sy, bt;
 	bool mine = true;
 	long markers;
 	unsigned char *h;
@@ -277,7 +261,6 @@ static int round_trip_no_hand_off(void)
 	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 	cp = calls("cudaMemcpyAsync");
-	mo = calls("cuStreamBatchMemOp");
 	bt = calls("cudaMemcpyBatchAsync");
 	rec = calls("cudaEventRecord");
 	wr = calls("cuStreamWriteValue32");
@@ -289,8 +272,7 @@ static int round_trip_no_hand_off(void)
 		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 		CHECK(t_check_fill(d, 64, i));
 	}
-	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) +
-	      calls_mine("cuStreamBatchMemOp", mo, &mine) == trips);
+	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) == trips);
 	markers = calls_mine("cudaEventRecord", rec, &mine) +
 		  calls_mine("cuStreamWriteValue32", wr, &mine);
 	printf("# %u round trips: %ld markers, %ld event queries, all by this thread: %s\n",
@@ -332,7 +314,7 @@ static int burst_batched_while_issuing(void)
 
 	/* The issuer is inside the copy call; this thread is not. */
 	CHECK(start_burst(s, d, h));
-	copies = copy_calls();
+	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
 	items = f_count("batch_items");
 	/* 64 bytes every 128: independent, not contiguous (no merging). */
@@ -340,21 +322,21 @@ static int burst_batched_while_issuing(void)
 		CHECK_OK(accel_memcpy_async(s, d + 128 * (i + 2),
 					    h + 128 * (i + 2), 64,
 					    ACCEL_MEMCPY_H2D));
-	CHECK(copy_calls() == copies);
+	CHECK(f_count("cudaMemcpyAsync") == copies);
 	f_hold(0);
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
 	printf("# burst of %u: %ld batch call(s) of %ld copies, %ld single\n",
 	       k, f_count("cudaMemcpyBatchAsync") - batches,
 	       f_count("batch_items") - items,
-	       copy_calls() - copies);
+	       f_count("cudaMemcpyAsync") - copies);
 	if (no_batch()) {
 		/* One by one, after at most one refused batch call. */
-		CHECK(copy_calls() == copies + k);
+		CHECK(f_count("cudaMemcpyAsync") == copies + k);
 		CHECK(f_count("cudaMemcpyBatchAsync") <= batches + 1);
 	} else {
 		CHECK(f_count("cudaMemcpyBatchAsync") == batches + 1);
 		CHECK(f_count("batch_items") == items + k);
-		CHECK(copy_calls() == copies);
+		CHECK(f_count("cudaMemcpyAsync") == copies);
 	}
 	/* The three that started the burst, then the 16. */
 	CHECK(!memcmp(d, h, 192));
@@ -362,12 +344,12 @@ static int burst_batched_while_issuing(void)
 		CHECK(!memcmp(d + 128 * i, h + 128 * i, 64));
 
 	/* Alone: one cudaMemcpyAsync, no batch call. */
-	copies = copy_calls();
+	copies = f_count("cudaMemcpyAsync");
 	batches = f_count("cudaMemcpyBatchAsync");
 	memset(d, 0, 64);
 	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(copy_calls() == copies + 1);
+	CHECK(f_count("cudaMemcpyAsync") == copies + 1);
 	CHECK(f_count("cudaMemcpyBatchAsync") == batches);
 	CHECK(!memcmp(d, h, 64));
 	return T_PASS;
@@ -665,90 +647,6 @@ static int default_completion_is_host_word(void)
 	return T_PASS;
 }
 
-/*
- * A 64-byte H2D copy from accel_host_alloc() memory onto an idle stream
- * goes down as writes in the command stream (one cuStreamBatchMemOp, no
- * cudaMemcpyAsync), and 12 bytes at a 4-byte offset as 32-bit writes;
- * copied are 62 bytes (not a multiple of 4), a copy from registered
- * memory, one larger than ACCEL_CUDA_WRITE_COPY_MAX (64), a D2H, and an
- * H2D behind work of its stream still pending on the device (a D2H into
- * its very source: read at issue, its bytes could be the old ones).
- */
-static int small_copy_by_writes(void)
-{
-	unsigned char *h, *reg, *dev2h;
-	struct calls cp, mo;
-	accel_stream_t s;
-	bool mine = true;
-	int ret;
-	char *d;
-
-	if (getenv("ACCEL_CUDA_WRITE_COPY_MAX") ||
-	    env_is("FAKE_CUDA_NO_WRITE", "1")) {
-		printf("# the caller set ACCEL_CUDA_WRITE_COPY_MAX or FAKE_CUDA_NO_WRITE\n");
-		return T_SKIP;
-	}
-	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
-	CHECK(t_ctx());
-	unsetenv("ACCEL_CUDA_LAZY_US");
-	ret = fake_copy_setup(4096, &s, &h, (void **)&d);
-	if (ret != T_PASS)
-		return ret;
-	reg = malloc(4096);
-	CHECK(reg);
-	CHECK_OK(accel_host_register(NULL, reg, 4096, 0));
-	dev2h = t_host_buf(4096);
-	CHECK(dev2h);
-	/* The stream's first copy creates its CUDA stream. */
-	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-
-	t_fill(h, 4096, 6);
-	cp = calls("cudaMemcpyAsync");
-	mo = calls("cuStreamBatchMemOp");
-	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK(calls_mine("cuStreamBatchMemOp", mo, &mine) == 1);
-	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) == 0);
-	CHECK(mine);
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(!memcmp(d, h, 64));
-	/* 4-byte multiples at a 4-byte offset: 32-bit writes. */
-	CHECK_OK(accel_memcpy_async(s, d + 260, h + 4, 12, ACCEL_MEMCPY_H2D));
-	CHECK(calls_mine("cuStreamBatchMemOp", mo, &mine) == 2);
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(!memcmp(d + 260, h + 4, 12));
-
-	/* Each of these is copied: none is a write. */
-	memcpy(reg, h, 4096);
-	CHECK_OK(accel_memcpy_async(s, d + 512, h, 62, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK_OK(accel_memcpy_async(s, d + 1024, h, 128, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK_OK(accel_memcpy_async(s, d + 2048, reg, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK_OK(accel_memcpy_async(s, dev2h, d, 64, ACCEL_MEMCPY_D2H));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(calls_mine("cuStreamBatchMemOp", mo, &mine) == 2);
-	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) == 4);
-	CHECK(!memcmp(d + 512, h, 62) && !memcmp(d + 1024, h, 128) &&
-	      !memcmp(d + 2048, reg, 64) && !memcmp(dev2h, h, 64));
-
-	/* Behind a D2H into its source, still pending: copied, in order. */
-	memset(d + 3072, 0x5a, 64);
-	CHECK_OK(accel_memcpy_async(s, h + 3072, d + 3072, 64,
-				    ACCEL_MEMCPY_D2H));
-	CHECK_OK(accel_memcpy_async(s, d + 3584, h + 3072, 64,
-				    ACCEL_MEMCPY_H2D));
-	CHECK(calls_mine("cuStreamBatchMemOp", mo, &mine) == 2);
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	CHECK(calls_mine("cudaMemcpyAsync", cp, &mine) == 6);
-	for (ret = 0; ret < 64; ret++)
-		CHECK(((unsigned char *)d)[3584 + ret] == 0x5a);
-	CHECK_OK(accel_host_unregister(reg, 0));
-	free(reg);
-	return T_PASS;
-}
-
 int main(void)
 {
 	static const struct t_case cases[] = {
@@ -756,7 +654,6 @@ int main(void)
 		T(burst_batched_while_issuing), T(burst_keeps_order),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(default_completion_is_host_word),
-		T(small_copy_by_writes),
 		T(wait_for_long_copies),
 		T(hybrid_wrong_slow_rate_bounded),
 	};

@@ -99,10 +99,6 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	cx->cfg.lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 500) * 1000ULL;
 	cx->cfg.multi_dev = ndev > 1;
 	cx->cfg.merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
-	cx->cfg.write_max = cx_rt.memop ?
-		env_uint("ACCEL_CUDA_WRITE_COPY_MAX", 64) : 0;
-	if (cx->cfg.write_max > CX_WRITE_MAX)
-		cx->cfg.write_max = CX_WRITE_MAX;
 	cx->cfg.trace = accel_env_flag("ACCEL_TRACE");
 	/* The executor pipeline's switches (cuda.h), to compare on and off. */
 	cx->cfg.issuer = env_uint("ACCEL_CUDA_ISSUER", 1) != 0;

@@ -21,10 +21,7 @@
  *    independent small copies as one
  *    cudaMemcpyBatchAsync (per-copy cudaMemcpyAsync where the runtime has
  *    no batch call, or ACCEL_CUDA_NO_BATCH=1), contiguous ones coalesced
- *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault), or a
- *    small one from a host allocation onto a stream with nothing of its
- *    own on the device -> its bytes as cuStreamBatchMemOp writes
- *    (cx_copy_by_writes(), ACCEL_CUDA_WRITE_COPY_MAX);
+ *    into one copy. COPY -> cudaMemcpyAsync(cudaMemcpyDefault);
  *    MEMSET -> cudaMemsetAsync (8-bit), cuMemsetD16Async or
  *    cuMemsetD32Async; COPY_2D -> cudaMemcpy2DAsync(cudaMemcpyDefault);
  *    EVENT_RECORD -> cudaEventRecord of an event kept per (stream, seq);
@@ -155,9 +152,6 @@ typedef cudaError_t (*batch12_fn)(void **dsts, void **srcs, size_t *sizes,
 /* The driver's cuStreamWriteValue32 (CUresult is an int-sized enum). */
 typedef int (*write32_fn)(cudaStream_t stream, unsigned long long addr,
 			  uint32_t value, unsigned int flags);
-/* The driver's cuStreamBatchMemOp (its 12.0 ABI). */
-typedef CUresult (*memop_fn)(CUstream stream, unsigned int count,
-			     CUstreamBatchMemOpParams *ops, unsigned int flags);
 
 #define CUDA_FNS(X)							\
 	X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaGetDevice) X(cudaFree)		\
@@ -192,7 +186,6 @@ struct cx_rt {
 	__typeof__(cudaFreeHost) *cudaFreeHost;
 	__typeof__(cudaHostGetDevicePointer) *cudaHostGetDevicePointer;
 	write32_fn write32;		/* the driver's cuStreamWriteValue32 */
-	memop_fn memop;			/* cuStreamBatchMemOp, or NULL */
 	cx_memset_d16_fn memset_d16;	/* NULL: not found (cx_rt_driver()) */
 	cx_memset_d32_fn memset_d32;
 	void *handle;		/* dlopen()'s, for late lookups */
@@ -205,8 +198,6 @@ extern pthread_once_t cx_rt_once;
 void cx_rt_driver(void);
 
 #define CX_FETCH_MAX		256
-/* The largest copy ACCEL_CUDA_WRITE_COPY_MAX may send as writes (bytes). */
-#define CX_WRITE_MAX		256
 #define CX_BATCH_MAX		64
 #define CX_IDLE_NS		(2ULL * 1000000000ULL)
 #define CX_BUCKETS		256
@@ -232,7 +223,6 @@ struct cx_copy {
 	size_t len;
 	uint64_t seq;
 	uint32_t dreg, sreg;		/* region handles: merge within one */
-	bool by_writes;			/* host allocation -> device memory */
 };
 
 struct cx_stream {
@@ -378,7 +368,6 @@ struct cx_config {
 	bool batch_ok;
 	bool multi_dev;			/* more than one device: save/restore */
 	bool merge_ok;			/* coalesce contiguous copies */
-	_Atomic unsigned int write_max;	/* a copy this small by writes */
 	unsigned int batch_max_bytes;
 	uint64_t lazy_ns, lazy_max_ns;
 	unsigned int spin_ns;

@@ -216,63 +216,6 @@ static void cx_copies_single(struct accel_cuda *cx, struct cx_stream *s,
 	}
 }
 
-/*
- * A small copy (at most cfg.write_max bytes, a multiple of 4 at a 4-byte
- * aligned address) from accel_host_alloc() memory into the backend's
- * device memory (cudaMalloc, registered as external), the first
- * descriptor of its range on a stream with none of its earlier work still
- * on the device: nothing of the stream can write the source before the
- * copy reads it, so the source is read now and its bytes go down in the
- * command stream, written by the device's front end: one
- * cuStreamBatchMemOp of 64-bit writes (32-bit where the address or the
- * length is not a multiple of 8), ordered with the stream's work like the
- * copy, at a fraction of cudaMemcpyAsync's cost and without a DMA. The
- * source is libaccel's own mapping, which the queued copy keeps (an
- * accel_host_free() waits for it). False when it does not apply or the
- * driver refused (the path is then off for the context): the caller
- * copies.
- */
-static bool cx_copy_by_writes(struct accel_cuda *cx, struct cx_stream *s,
-			      const struct cx_copy *c)
-{
-	CUstreamBatchMemOpParams ops[CX_WRITE_MAX / 4];
-	uintptr_t d = (uintptr_t)c->dst;
-	unsigned int n = 0, w;
-	size_t off;
-	bool idle;
-
-	if (!c->by_writes || c->len > atomic_load(&cx->cfg.write_max) ||
-	    c->len % 4 ||
-	    d % 4 || c->seq != s->open->first || s->open->device_work)
-		return false;
-	pthread_mutex_lock(&cx->lock);
-	idle = !s->npending;
-	pthread_mutex_unlock(&cx->lock);
-	if (!idle)
-		return false;
-	w = c->len % 8 || d % 8 ? 4 : 8;
-	memset(ops, 0, sizeof(ops[0]) * (c->len / w));
-	for (off = 0; off < c->len; off += w, n++) {
-		ops[n].writeValue.address = (CUdeviceptr)(d + off);
-		if (w == 8) {
-			ops[n].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
-			memcpy(&ops[n].writeValue.value64,
-			       (const char *)c->src + off, 8);
-		} else {
-			ops[n].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-			memcpy(&ops[n].writeValue.value,
-			       (const char *)c->src + off, 4);
-		}
-	}
-	CX_COUNT(cx, s->open, issue_calls);
-	if (cx_rt.memop((CUstream)s->cs, n, ops, 0) != CUDA_SUCCESS) {
-		atomic_store(&cx->cfg.write_max, 0);
-		return false;
-	}
-	s->open->device_work = true;
-	return true;
-}
-
 /* Issue the gathered copies of @s, in order. */
 void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 {
@@ -288,8 +231,6 @@ void cx_flush_copies(struct accel_cuda *cx, struct cx_stream *s)
 		return;
 	}
 	CX_STAMP(cx, s->open, CX_T_CALL);
-	if (n == 1 && cx_copy_by_writes(cx, s, c))
-		return;
 	while (i < n && !atomic_load(&s->failed)) {
 		unsigned int j = i + 1;
 
@@ -561,9 +502,6 @@ void cx_item(struct accel_cuda *cx, const struct accel_exec_item *it,
 		c[s->ncopies].seq = it->seq;
 		c[s->ncopies].dreg = it->desc.dst;
 		c[s->ncopies].sreg = it->desc.src;
-		/* accel_host_alloc() memory to cudaMalloc'd (external). */
-		c[s->ncopies].by_writes = it->src_kind == ACCEL_REGION_HOST_ALLOC &&
-					  it->dst_kind == ACCEL_REGION_EXTERNAL;
 		s->ncopies++;
 		return;
 	}

@@ -64,12 +64,6 @@ void cx_rt_load(void)
 			cx_rt.write32 = (write32_fn)fn;
 		else
 			cx_rt.cudaGetLastError();
-		fn = NULL;
-		if (get("cuStreamBatchMemOp", &fn, 12000, cudaEnableDefault,
-			&st) == cudaSuccess && st == cudaDriverEntryPointSuccess)
-			cx_rt.memop = (memop_fn)fn;
-		else
-			cx_rt.cudaGetLastError();
 	}
 	/* The library stays loaded for the life of the process. */
 	cx_rt.handle = h;

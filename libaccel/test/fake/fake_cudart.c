@@ -285,31 +285,6 @@ static int fake_write_value32(void *stream, unsigned long long addr,
 	return 0;
 }
 
-/* The driver's cuStreamBatchMemOp, writes only: done at once. */
-static CUresult fake_batch_memop(CUstream stream, unsigned int n,
-				 CUstreamBatchMemOpParams *ops,
-				 unsigned int flags)
-{
-	unsigned int i;
-
-	(void)stream;
-	fake_call(C_MEMOP);
-	if (flags || !n)
-		return CUDA_ERROR_INVALID_VALUE;
-	for (i = 0; i < n; i++) {
-		CUdeviceptr a = ops[i].writeValue.address;
-
-		if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 && !(a % 8))
-			memcpy((void *)(uintptr_t)a, &ops[i].writeValue.value64, 8);
-		else if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 &&
-			 !(a % 4))
-			memcpy((void *)(uintptr_t)a, &ops[i].writeValue.value, 4);
-		else
-			return CUDA_ERROR_INVALID_VALUE;
-	}
-	return CUDA_SUCCESS;
-}
-
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 {
 	(void)s;
@@ -350,8 +325,7 @@ static CUresult fake_memset_d32(CUdeviceptr p, unsigned int v, size_t n,
 
 /*
  * FAKE_CUDA_DRIVER_FILLS=0: a runtime that gives out no driver fills;
- * FAKE_CUDA_NO_WRITE=1: none that writes memory (cuStreamWriteValue32,
- * cuStreamBatchMemOp).
+ * FAKE_CUDA_NO_WRITE=1: none that writes a host word.
  */
 cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
 					     unsigned int ver,
@@ -366,9 +340,6 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
 	if (!strcmp(sym, "cuStreamWriteValue32") &&
 	    !(nowrite && !strcmp(nowrite, "1")))
 		*fn = (void *)fake_write_value32;
-	if (!strcmp(sym, "cuStreamBatchMemOp") &&
-	    !(nowrite && !strcmp(nowrite, "1")))
-		*fn = (void *)fake_batch_memop;
 	if (!(off && !strcmp(off, "0"))) {
 		if (!strcmp(sym, "cuMemsetD16Async"))
 			*fn = (void *)fake_memset_d16;
