@@ -8,8 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,29 +41,6 @@ static struct accel_ctx *ctx_list;	/* live, for the primary context */
 static uint64_t ctx_seq;
 
 static __thread uint64_t current_ctx;
-
-/* accel_last_error_string(): why the calling thread's last call failed. */
-static __thread char last_error[384];
-
-void accel_set_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-}
-
-void accel_clear_error(void)
-{
-	last_error[0] = '\0';
-}
-
-ACCEL_EXPORT
-const char *accel_last_error_string(void)
-{
-	return last_error;
-}
 
 bool accel_env_flag(const char *name)
 {
@@ -761,42 +736,4 @@ int accel_stream_priority_range(accel_context *handle, int *least,
 	*greatest = ctx->info.greatest_priority;
 	accel_ctx_put(ctx);
 	return 0;
-}
-
-ACCEL_EXPORT
-const char *accel_strerror(int err)
-{
-	/* -INT_MIN does not exist: no errno is that large anyway. */
-	if (err == INT_MIN)
-		return "Unknown error";
-	if (err < 0)
-		err = -err;
-	switch (err) {
-	case 0:		return "Success";
-	case EPERM:	return "Operation not permitted (write into a read-only region)";
-	case ENOENT:	return "No such object (unknown or destroyed handle or pointer)";
-	case EINTR:	return "Interrupted";
-	case EIO:	return "Input/output error (the stream failed)";
-	case EBADF:	return "Bad file descriptor";
-	case EAGAIN:	return "Resource temporarily unavailable: not ready, or queue full";
-	case ENOMEM:	return "Out of memory, or past a pinning limit";
-	case EACCES:	return "Permission denied (context opened by another process)";
-	case EFAULT:	return "Bad address (range not mapped, or not writable)";
-	case EBUSY:	return "Busy (queued work names the buffer)";
-	case EEXIST:	return "Already registered (range overlaps a region)";
-	case ENODEV:	return "No device (transport or backend unavailable)";
-	case EINVAL:	return "Invalid argument";
-	case ENOSPC:	return "Too many objects";
-	case ENOTTY:	return "Unknown command (driver too old?)";
-	case ETIME:	return "Timed out";
-	case EPROTO:	return "Driver ABI mismatch";
-	case ECANCELED:	return "Cancelled";
-	case EDEADLK:	return "Would deadlock (a host function may not wait or destroy a context)";
-	case EOPNOTSUPP: return "Not supported";
-	case ENOTRECOVERABLE: return "Context lost (sticky device error; destroy the context, see accel_last_error_string)";
-	case ENXIO:	return "No executor can reach this memory";
-	case EMFILE:	return "Too many open files (the process's RLIMIT_NOFILE)";
-	case ENFILE:	return "Too many open files in the system";
-	default:	return "Unknown error";
-	}
 }
