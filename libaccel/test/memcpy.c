@@ -103,6 +103,55 @@ static int offsets_inside_allocations(void)
 	return T_PASS;
 }
 
+/*
+ * A pointer one past the end of an allocation is not that allocation:
+ * a copy to or from it fails or reaches whatever lies there (another
+ * allocation, say), but never reads or writes the allocation's own bytes
+ * (in process, the transport's own view of the memory sits near it, and a
+ * pageable copy through it went around the stream).
+ */
+static int one_past_the_end(void)
+{
+	const size_t n = 65536, k = 64;
+	unsigned char *a, *h, *back, *d;
+	accel_stream_t s;
+	int ret;
+
+	CHECK_OK(t_stream(&s));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&a, n, 0));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, n, 0));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&back, n, 0));
+	CHECK_OK(accel_malloc(NULL, (void **)&d, n));
+	t_fill(a, n, 5);
+	t_fill(h, n, 6);
+	CHECK_OK(accel_memcpy_async(s, d, h, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	t_fill(h, n, 7);
+
+	/* Into a + n, d + n: the allocations keep their bytes. */
+	accel_memcpy_async(s, a + n, h, k, ACCEL_MEMCPY_DEFAULT);
+	accel_memcpy_async(s, d + n, h, k, ACCEL_MEMCPY_DEFAULT);
+	accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE);
+	CHECK(t_check_fill(a, n, 5));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_OK(accel_memcpy_async(s, back, d, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
+	t_fill(h, n, 6);
+	CHECK(!memcmp(back, h, n));
+
+	/* From a + n, d + n: not the allocations' first bytes. */
+	memset(back, 0, n);
+	ret = accel_memcpy_async(s, back, a + n, k, ACCEL_MEMCPY_DEFAULT);
+	if (!ret && !accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
+		CHECK(memcmp(back, a, k));
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	memset(back, 0, n);
+	ret = accel_memcpy_async(s, back, d + n, k, ACCEL_MEMCPY_DEFAULT);
+	if (!ret && !accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
+		CHECK(memcmp(back, h, k));
+	return T_PASS;
+}
+
 static int in_order_per_stream(void)
 {
 	unsigned char *h, *out;
@@ -260,4 +309,5 @@ static int batch(void)
 
 T_MAIN(T(pinned_result_exact), T(all_kinds_round_trip),
        T(default_kind_inferred), T(offsets_inside_allocations),
+       T(one_past_the_end),
        T(in_order_per_stream), T(large_copy), T(errnos), T(batch))
