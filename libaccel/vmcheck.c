@@ -9,7 +9,9 @@
  *
  * MADV_POPULATE_READ/WRITE (Linux 5.14) fault the range in exactly as the
  * kernel's pin would and fail where an access would fault; the pages are
- * about to be pinned or written anyway. Where it is not available, the
+ * about to be pinned or written anyway; they refuse VM_IO and VM_PFNMAP
+ * mappings (device memory mapped into the process: -EFAULT here, whatever
+ * their protections say). Where it is not available, the
  * protections of the mappings decide (accel_range_mapped()), which is
  * also all a caller needs whose range is about to be faulted in and
  * pinned by someone else (cudaHostRegister does both).
@@ -174,6 +176,25 @@ int accel_range_mapped(uint64_t addr, uint64_t len, bool write)
  */
 #define POPULATE_STEP	(64UL << 20)
 
+/*
+ * Does this kernel know MADV_POPULATE_READ/WRITE (Linux 5.14)? Asked once,
+ * on a page of our own: then an EINVAL from it means VM_IO or VM_PFNMAP
+ * pages (a device's memory mapped into the process, such as a GPU
+ * runtime's), which no CPU copy may take for ordinary memory.
+ */
+static bool populate_known(void)
+{
+	static _Atomic int known;	/* 0: not asked, 1: yes, 2: no */
+	static char page[65536] __attribute__((aligned(65536)));
+	int k = known;
+
+	if (!k) {
+		k = madvise(page, 1, MADV_POPULATE_READ) ? 2 : 1;
+		known = k;
+	}
+	return k == 1;
+}
+
 int accel_range_check(uint64_t addr, uint64_t len, bool write)
 {
 	uintptr_t start, end, at;
@@ -193,6 +214,8 @@ int accel_range_check(uint64_t addr, uint64_t len, bool write)
 				     MADV_POPULATE_WRITE : MADV_POPULATE_READ))
 				break;
 			if (errno == EFAULT || errno == EHWPOISON)
+				return -EFAULT;
+			if (errno == EINVAL && populate_known())
 				return -EFAULT;
 			/*
 			 * EINVAL: a kernel before 5.14, or VM_IO / VM_PFNMAP

@@ -115,6 +115,7 @@ static int one_past_the_end(void)
 	const size_t n = 65536, k = 64;
 	unsigned char *a, *h, *back, *d;
 	accel_stream_t s;
+	bool fake;
 	int ret;
 
 	CHECK_OK(t_stream(&s));
@@ -128,9 +129,20 @@ static int one_past_the_end(void)
 	CHECK_OK(accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE));
 	t_fill(h, n, 7);
 
+	/*
+	 * The stand-in libcudart's device memory is the test's own heap:
+	 * d + n is the next heap chunk, which a copy would corrupt.
+	 */
+	fake = t_fake_hook("fake_cuda_count", 0) != NULL;
 	/* Into a + n, d + n: the allocations keep their bytes. */
-	accel_memcpy_async(s, a + n, h, k, ACCEL_MEMCPY_DEFAULT);
-	accel_memcpy_async(s, d + n, h, k, ACCEL_MEMCPY_DEFAULT);
+	ret = accel_memcpy_async(s, a + n, h, k, ACCEL_MEMCPY_DEFAULT);
+	printf("# into a + n: %s\n", accel_strerror(ret));
+	fflush(stdout);
+	if (!fake) {
+		ret = accel_memcpy_async(s, d + n, h, k, ACCEL_MEMCPY_DEFAULT);
+		printf("# into d + n: %s\n", accel_strerror(ret));
+		fflush(stdout);
+	}
 	accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE);
 	CHECK(t_check_fill(a, n, 5));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
@@ -142,11 +154,17 @@ static int one_past_the_end(void)
 	/* From a + n, d + n: not the allocations' first bytes. */
 	memset(back, 0, n);
 	ret = accel_memcpy_async(s, back, a + n, k, ACCEL_MEMCPY_DEFAULT);
+	printf("# from a + n: %s\n", accel_strerror(ret));
+	fflush(stdout);
 	if (!ret && !accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
 		CHECK(memcmp(back, a, k));
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	memset(back, 0, n);
+	if (fake)
+		return T_PASS;
 	ret = accel_memcpy_async(s, back, d + n, k, ACCEL_MEMCPY_DEFAULT);
+	printf("# from d + n: %s\n", accel_strerror(ret));
+	fflush(stdout);
 	if (!ret && !accel_stream_synchronize(s, ACCEL_TIMEOUT_INFINITE))
 		CHECK(memcmp(back, h, k));
 	return T_PASS;
