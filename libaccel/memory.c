@@ -157,7 +157,7 @@ int accel_bounce_alloc(struct accel_ctx *ctx, size_t size, uint32_t *handle,
 	ret = ctx->backend->host_map(ctx, *handle, *ptr, *map_len);
 	if (ret) {
 		accel_kregion_release(ctx, *handle, 0);
-		munmap(*ptr, *map_len);
+		accel_unmap_guarded(*ptr, *map_len);
 	}
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct accel_transport;
 
@@ -60,6 +61,17 @@ int accel_range_check(uint64_t addr, uint64_t len, bool write);
  * file mapping past the file's end) passes here (vmcheck.c).
  */
 int accel_range_mapped(uint64_t addr, uint64_t len, bool write);
+/*
+ * A mapping libaccel hands out as an allocation (a host allocation's view,
+ * a device pointer's reserved range): mmap(2) of @len bytes followed by an
+ * inaccessible guard page of its own, so that a pointer one past its end
+ * reaches no other memory (the program's, or the library's own: another
+ * view, a staging chunk, the completion words) and a copy there is
+ * -EFAULT. MAP_FAILED (errno set) on failure. accel_unmap_guarded() undoes
+ * it, guard included (vmcheck.c).
+ */
+void *accel_map_guarded(size_t len, int prot, int flags, int fd, off_t off);
+void accel_unmap_guarded(void *base, size_t len);
 /* CAP_IPC_LOCK in the effective set: RLIMIT_MEMLOCK does not apply (device.c). */
 bool accel_has_ipc_lock(void);
 /*

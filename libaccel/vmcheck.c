@@ -232,6 +232,31 @@ int accel_range_check(uint64_t addr, uint64_t len, bool write)
 	return 0;
 }
 
+void *accel_map_guarded(size_t len, int prot, int flags, int fd, off_t off)
+{
+	size_t guard = (size_t)getpagesize();
+	char *p = mmap(NULL, len + guard, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	int saved;
+
+	if (p == MAP_FAILED)
+		return MAP_FAILED;
+	if (prot == PROT_NONE)
+		return p;
+	if (mmap(p, len, prot, flags | MAP_FIXED, fd, off) == MAP_FAILED) {
+		saved = errno;
+		munmap(p, len + guard);
+		errno = saved;
+		return MAP_FAILED;
+	}
+	return p;
+}
+
+void accel_unmap_guarded(void *base, size_t len)
+{
+	munmap(base, len + (size_t)getpagesize());
+}
+
 int accel_copy_checked(void *dst, const void *src, size_t len)
 {
 	struct iovec local = { .iov_base = dst, .iov_len = len };

@@ -49,8 +49,7 @@ static int cpu_device_alloc(struct accel_ctx *ctx, size_t size,
 	if (ret)
 		return ret;
 	r->map_len = accel_page_round(ctx, size);
-	p = mmap(NULL, r->map_len, PROT_NONE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = accel_map_guarded(r->map_len, PROT_NONE, 0, -1, 0);
 	if (p == MAP_FAILED) {
 		accel_kregion_release(ctx, r->handle, 0);
 		return -ENOMEM;
@@ -98,7 +97,7 @@ static void cpu_unmap(struct accel_ctx *ctx, const struct accel_region *r)
 {
 	(void)ctx;
 	if (r->kind != LA_REGION_REGISTERED)
-		munmap((void *)r->base, r->map_len);
+		accel_unmap_guarded((void *)r->base, r->map_len);
 }
 
 static void cpu_stream_dead(struct accel_ctx *ctx, uint32_t kstream)

@@ -58,8 +58,8 @@ static int kernel_mmap(struct accel_transport *tp, uint64_t offset,
 	int saved = errno;
 	void *p;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, tp->fd,
-		 (off_t)offset);
+	p = accel_map_guarded(len, PROT_READ | PROT_WRITE, MAP_SHARED, tp->fd,
+			      (off_t)offset);
 	if (p == MAP_FAILED) {
 		int ret = -errno;
 

@@ -59,7 +59,7 @@ static bool cx_portable_put(uintptr_t base)
 		return pp != NULL;
 	if (p->cuda_pinned)
 		cx_rt.cudaHostUnregister((void *)p->base);
-	munmap((void *)p->base, p->map_len);
+	accel_unmap_guarded((void *)p->base, p->map_len);
 	free(p);
 	return true;
 }
@@ -283,7 +283,7 @@ void cx_region_cleanup(struct accel_cuda *cx,
 		break;
 	case LA_REGION_HOST_ALLOC:
 		map_remove(cx, r->handle);
-		munmap((void *)r->base, r->map_len);
+		accel_unmap_guarded((void *)r->base, r->map_len);
 		break;
 	case LA_REGION_REGISTERED:
 		break;

@@ -57,40 +57,6 @@ void ip_mem_forked(void)
 	atomic_store(&ip_memlock, 0);
 }
 
-/*
- * A view of the transport's own (of a host allocation's memory file, or a
- * device allocation's bytes), with an inaccessible guard page just below
- * it. libaccel maps the user's view of an allocation, and reserves a
- * device pointer's address, where mmap(2) finds room: often right below
- * the mapping made last, which is this view. Without the guard a pointer
- * one past the end of an allocation would land in the transport's view
- * of that very memory, and a copy taking it for pageable memory would
- * read or write the allocation behind the stream's back; with it, that
- * copy finds unmapped memory (-EFAULT). MAP_FAILED on failure.
- */
-static void *ip_view_map(size_t len, int flags, int fd)
-{
-	size_t guard = (size_t)getpagesize();
-	char *p = mmap(NULL, len + guard, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return MAP_FAILED;
-	if (mmap(p + guard, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd,
-		 0) == MAP_FAILED) {
-		munmap(p, len + guard);
-		return MAP_FAILED;
-	}
-	return p + guard;
-}
-
-static void ip_view_unmap(void *base, size_t len)
-{
-	size_t guard = (size_t)getpagesize();
-
-	munmap((char *)base - guard, len + guard);
-}
-
 void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r)
 {
 	switch (r->core.kind) {
@@ -99,13 +65,13 @@ void ip_region_free_locked(struct ip_ctx *c, struct ip_region *r)
 		c->pinned_bytes -= r->charged;
 		break;
 	case IP_REGION_HOST:
-		ip_view_unmap(r->base, r->map_len);
+		munmap(r->base, r->map_len);
 		close(r->memfd);
 		ip_memlock_uncharge(r);
 		c->pinned_bytes -= r->map_len;
 		break;
 	case IP_REGION_DEVICE:
-		ip_view_unmap(r->base, r->map_len);
+		munmap(r->base, r->map_len);
 		c->device_bytes -= r->map_len;
 		c->dev_bytes[r->dev] -= r->map_len;
 		break;
@@ -304,7 +270,8 @@ static int host_view_map(struct ip_region *reg)
 
 	if (ret)
 		return ret;
-	reg->base = ip_view_map(reg->map_len, MAP_SHARED, reg->memfd);
+	reg->base = mmap(NULL, reg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 reg->memfd, 0);
 	if (reg->base == MAP_FAILED)
 		goto err_uncharge;
 	/* A child of fork() must not share the pages (libaccel(7) FORK). */
@@ -314,7 +281,7 @@ static int host_view_map(struct ip_region *reg)
 	return 0;
 
 err_unmap:
-	ip_view_unmap(reg->base, reg->map_len);
+	munmap(reg->base, reg->map_len);
 err_uncharge:
 	ip_memlock_uncharge(reg);
 	return -ENOMEM;
@@ -357,8 +324,9 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 		if (ret)
 			goto err_close;
 	} else {
-		reg->base = ip_view_map(len, MAP_PRIVATE | MAP_ANONYMOUS |
-					MAP_NORESERVE, -1);
+		reg->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
 		if (reg->base == MAP_FAILED) {
 			ret = -ENOMEM;
 			goto err_free;
@@ -392,7 +360,7 @@ int ip_mem_alloc(struct ip_ctx *c, void *arg)
 
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
-	ip_view_unmap(reg->base, len);
+	munmap(reg->base, len);
 	ip_memlock_uncharge(reg);
 err_close:
 	if (reg->memfd >= 0)
@@ -450,12 +418,12 @@ int ip_mem_mmap(struct accel_transport *tp, uint64_t offset,
 		 * A second mapping of the same pages: the user may unmap it.
 		 * A child of fork() must not share them (libaccel(7) FORK).
 		 */
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 reg->memfd, 0);
+		p = accel_map_guarded(len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				      reg->memfd, 0);
 		if (p == MAP_FAILED) {
 			ret = -ENOMEM;
 		} else if (madvise(p, len, MADV_DONTFORK)) {
-			munmap(p, len);
+			accel_unmap_guarded(p, len);
 			ret = -ENOMEM;
 		} else {
 			*addr = p;
@@ -523,7 +491,7 @@ int ip_mem_import_host(struct accel_transport *tp,
 
 err_unlock:
 	pthread_mutex_unlock(&c->lock);
-	ip_view_unmap(reg->base, map_len);
+	munmap(reg->base, map_len);
 	ip_memlock_uncharge(reg);
 err_free:
 	free(reg);
