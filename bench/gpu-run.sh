@@ -165,13 +165,19 @@ run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=0" 300 \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth-hybrid-off.csv"
-for cfg in "ACCEL_CUDA_COMPLETION=event" "ACCEL_CUDA_ISSUER=0"; do
-	tag=$(echo "$cfg" | tr 'A-Z_=' 'a-z--' | sed 's/^accel-cuda-//')
-	run "bandwidth, cuda, pinned rows, $cfg" 300 \
-		env "$cfg" BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
+# One pass of the pinned or pageable rows ($1: PINNED or PAGEABLE) with
+# the setting $2, into bandwidth-<setting>.csv.
+bandwidth_pass() {
+	tag=$(echo "$2" | tr 'A-Z_=' 'a-z--' |
+	      sed 's/^accel-cuda-//; s/^accel-//')
+	run "bandwidth, cuda, $(echo "$1" | tr 'A-Z' 'a-z') rows, $2" 300 \
+		env "$2" "BENCH_$1_ONLY=1" BENCH_REPS=${BENCH_REPS:-3} \
 		BENCH_BYTES=${BENCH_BYTES:-536870912} \
 		BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 		--csv "$OUT/bandwidth-$tag.csv"
+}
+for cfg in "ACCEL_CUDA_COMPLETION=event" "ACCEL_CUDA_ISSUER=0"; do
+	bandwidth_pass PINNED "$cfg"
 done
 # The staging pool of pageable copies (libaccel/staging/), each setting
 # against the defaults of the pass above, raw CUDA in every pass: the ring
@@ -180,12 +186,7 @@ done
 # prototype's slots), and the pool's trace (which path each copy took).
 for cfg in "ACCEL_STAGING_SMALL_KB=0" "ACCEL_STAGING_THREADS=4" \
 	   "ACCEL_STAGING_CHUNK_KB=8192" "ACCEL_TRACE=1"; do
-	tag=$(echo "$cfg" | tr 'A-Z_=' 'a-z--' | sed 's/^accel-//')
-	run "bandwidth, cuda, pageable rows, $cfg" 300 \
-		env "$cfg" BENCH_PAGEABLE_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
-		BENCH_BYTES=${BENCH_BYTES:-536870912} \
-		BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
-		--csv "$OUT/bandwidth-$tag.csv"
+	bandwidth_pass PAGEABLE "$cfg"
 done
 # The plot needs gnuplot; without it, one line says so (not a failure).
 run "plot" 60 make -C bench plot CSV="$(cd "$OUT" && pwd)/bandwidth.csv"
