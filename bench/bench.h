@@ -88,10 +88,19 @@ static inline accel_context *bench_ctx(int *gpu)
  * GB/s and their ratio is libaccel / baseline; latency rows are in us and
  * their ratio is libaccel / baseline as well (lower is better there).
  * --trace sets ACCEL_TRACE=1: libaccel's cuda backend then logs, as each
- * context goes, the median time of every phase of its copies.
+ * context goes, the median time of every phase of its copies; the programs
+ * print libaccel's messages on stderr through a log callback.
  */
 static FILE *bench_csv;
 static const char *bench_prog;
+
+/* libaccel prints nothing: its messages (the trace among them) come here. */
+static void bench_log(void *data, int priority, const char *msg)
+{
+	(void)data;
+	(void)priority;
+	fprintf(stderr, "libaccel: %s\n", msg);
+}
 
 static inline void bench_csv_open(const char *prog, int argc, char **argv)
 {
@@ -99,6 +108,7 @@ static inline void bench_csv_open(const char *prog, int argc, char **argv)
 	int i;
 
 	bench_prog = prog;
+	accel_set_log_fn(bench_log, NULL);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
 			path = argv[++i];

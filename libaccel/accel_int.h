@@ -482,14 +482,12 @@ int accel_ctx_set_device_locked(struct accel_ctx *ctx, int device);
 bool accel_env_flag(const char *name);
 
 /*
- * Logging (log.c): never to stderr by itself. accel_log() passes a message
- * (syslog priority) to the log callback, or to stderr when ACCEL_LOG asks;
- * accel_log_asked() is for a diagnostic the user turned on by name;
- * accel_error() sets the thread's accel_last_error_string() and logs it.
+ * Logging (log.c): libaccel writes nothing itself. accel_log() passes a
+ * message (syslog priority) to the callback of accel_set_log_fn(), and
+ * drops it without one; accel_error() sets the thread's
+ * accel_last_error_string() and logs it.
  */
 void accel_log(int prio, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void accel_log_asked(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void accel_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

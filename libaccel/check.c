@@ -6,7 +6,8 @@
  * registered range) is queued, the whole pages of its source that lie
  * inside the region are made read-only. A write to one raises SIGSEGV; the
  * handler reports the buffer, the stream and the descriptor's sequence
- * number, then aborts. The pages become writable again when the copy
+ * number on stderr (write(2), the one text libaccel writes itself: the
+ * process is aborting in a signal handler), then aborts. The pages become writable again when the copy
  * retires (a host function queued after it).
  *
  * Limits: page granularity (a write elsewhere in a protected page is
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <syslog.h>
 #include <sys/mman.h>
 
 #include "accel_int.h"
@@ -120,6 +122,12 @@ static void segv_handler(int sig, siginfo_t *si, void *uc)
 				     (unsigned long long)e->seq,
 				     (void *)e->rbase, e->rsize);
 		}
+		/*
+		 * The one text libaccel writes itself: the process is about
+		 * to abort() in a signal handler, where the log callback
+		 * (any code of the program's) cannot be called, and the
+		 * user asked for this by setting ACCEL_CHECK=1.
+		 */
 		if (n > 0)
 			(void)!write(STDERR_FILENO, msg, (size_t)n);
 		abort();
@@ -309,14 +317,10 @@ void accel_check_forget(uintptr_t base, size_t len)
 
 void accel_check_dst_gone(void *dst, size_t len, uint32_t kstream)
 {
-	char msg[256];
-	int n;
-
 	if (!accel_check_enabled())
 		return;
-	n = snprintf(msg, sizeof(msg),
-		     "libaccel: ACCEL_CHECK: the pageable destination %p (%zu bytes) of a copy on stream %u was freed or unmapped before the copy finished: nothing written there\n",
-		     dst, len, kstream);
-	if (n > 0)
-		(void)!write(STDERR_FILENO, msg, (size_t)n);
+	/* Not fatal: to the log callback, as every other message. */
+	accel_log(LOG_WARNING,
+		  "ACCEL_CHECK: the pageable destination %p (%zu bytes) of a copy on stream %u was freed or unmapped before the copy finished: nothing written there",
+		  dst, len, kstream);
 }

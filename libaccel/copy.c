@@ -55,8 +55,8 @@ static void warn_staging(struct accel_ctx *ctx, const void *ptr,
 	}
 	if (!accel_env_flag("ACCEL_SYNC_DEBUG") || atomic_exchange(once, true))
 		return;
-	/* ACCEL_SYNC_DEBUG=1 asked for it: logged even without ACCEL_LOG. */
-	accel_log_asked(LOG_WARNING, "ACCEL_SYNC_DEBUG: %s (reported once)",
+	/* ACCEL_SYNC_DEBUG=1 asked for it: passed to the log callback. */
+	accel_log(LOG_WARNING, "ACCEL_SYNC_DEBUG: %s (reported once)",
 			accel_last_error_string());
 }
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Errors and logging. libaccel never writes to stderr by itself: what goes
- * wrong is in the return value, accel_strerror() and the thread's
- * accel_last_error_string(). A message is passed
- * on only when the user asks for it: to the callback of accel_set_log_fn()
- * (as libkmod's kmod_set_log_fn), or, without one, to stderr when ACCEL_LOG
- * names a priority at or above the message's. A diagnostic the user turned
- * on by name (ACCEL_TRACE=1, ACCEL_SYNC_DEBUG=1) is asked for by that.
+ * Errors and logging. libaccel writes nothing, to stderr or anywhere else:
+ * what goes wrong is in the return value, accel_strerror() and the thread's
+ * accel_last_error_string(). Its messages (and the diagnostics turned on by
+ * name, ACCEL_TRACE=1, ACCEL_SYNC_DEBUG=1) go to the callback of
+ * accel_set_log_fn(), as liburing's users and libkmod's kmod_set_log_fn()
+ * would set one; without a callback they are dropped.
  */
 #include <errno.h>
 #include <limits.h>
@@ -66,28 +65,7 @@ void accel_set_log_fn(accel_log_fn fn, void *data)
 	pthread_mutex_unlock(&log_lock);
 }
 
-/* The most verbose priority ACCEL_LOG asks for on stderr; -1 for none. */
-static int env_priority(void)
-{
-	static const struct {
-		const char *name;
-		int prio;
-	} names[] = {
-		{ "1", LOG_ERR }, { "err", LOG_ERR }, { "warning", LOG_WARNING },
-		{ "info", LOG_INFO }, { "debug", LOG_DEBUG },
-	};
-	const char *v = getenv("ACCEL_LOG");
-	unsigned int i;
-
-	if (!v || !*v)
-		return -1;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(v, names[i].name))
-			return names[i].prio;
-	return -1;
-}
-
-static void vlog(int prio, bool asked, const char *fmt, va_list ap)
+static void vlog(int prio, const char *fmt, va_list ap)
 {
 	accel_log_fn fn;
 	char msg[1024];
@@ -97,13 +75,10 @@ static void vlog(int prio, bool asked, const char *fmt, va_list ap)
 	fn = log_fn;
 	data = log_data;
 	pthread_mutex_unlock(&log_lock);
-	if (!fn && !asked && prio > env_priority())
+	if (!fn)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (fn)
-		fn(data, prio, msg);
-	else
-		fprintf(stderr, "libaccel: %s\n", msg);
+	fn(data, prio, msg);
 }
 
 void accel_log(int prio, const char *fmt, ...)
@@ -111,16 +86,7 @@ void accel_log(int prio, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog(prio, false, fmt, ap);
-	va_end(ap);
-}
-
-void accel_log_asked(int prio, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(prio, true, fmt, ap);
+	vlog(prio, fmt, ap);
 	va_end(ap);
 }
 

@@ -520,7 +520,7 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 	if (!p)
 		return;
 	if (p->trace)
-		accel_log_asked(LOG_INFO,
+		accel_log(LOG_INFO,
 			"trace: staging: %llu copies through the ring (%llu waits for a slot), %llu D2H finished in the call through the ring, %llu through the chunks, %llu pieces filled by the caller in a chunk, %llu by the fill threads, %llu handed to a chunk's worker, %llu spilled to unpinned memory, %llu waits for a chunk",
 			(unsigned long long)p->tr.ring,
 			(unsigned long long)p->tr.ring_waits,
@@ -532,7 +532,7 @@ void accel_staging_teardown(struct accel_ctx *ctx)
 			(unsigned long long)p->tr.spills,
 			(unsigned long long)p->tr.chunk_waits);
 	if (p->trace)
-		accel_log_asked(LOG_INFO,
+		accel_log(LOG_INFO,
 			"trace: staging: D2H finished in the call, mean us: through the ring %.1f waiting for the device, %.1f copying out; through the chunks, per piece (%llu), %.1f of the call, of which %.1f waiting for a piece to land and %.1f for the last copy-outs",
 			p->tr.ring_d2h ? p->tr.ring_d2h_wait_ns / 1e3 /
 					 p->tr.ring_d2h : 0.0,

@@ -144,7 +144,7 @@ void cx_trace_print(struct accel_cuda *cx)
 	if (!t->ring)
 		return;
 	if (!n) {
-		accel_log_asked(LOG_INFO, "trace: no ranges");
+		accel_log(LOG_INFO, "trace: no ranges");
 		return;
 	}
 	tmp = calloc(n ? n : 1, sizeof(*tmp));
@@ -167,28 +167,28 @@ void cx_trace_print(struct accel_cuda *cx)
 		calls_stat(t->ring, n, tmp, (int)i, &med[i], &mean[i]);
 	free(tmp);
 
-	/* ACCEL_TRACE=1 asked for it: logged even without ACCEL_LOG. */
-	accel_log_asked(LOG_INFO,
+	/* ACCEL_TRACE=1 asked for it: passed to the log callback. */
+	accel_log(LOG_INFO,
 		"trace: %llu ranges, the last %zu sampled; median us: submit->fetched %.2f, fetched->CUDA call %.2f, CUDA call->returned %.2f, returned->seen done %.2f, seen->retired %.2f, retired->waiter returned %.2f; submit->waiter returned %.2f (%zu ranges a wait returned for)",
 		(unsigned long long)t->nring, n, ph[0], ph[1], ph[2], ph[3],
 		ph[4], ph[5], total, nwait);
-	accel_log_asked(LOG_INFO,
+	accel_log(LOG_INFO,
 		"trace: completion marker: %zu ranges recorded their own, median us returned->marker recorded %.2f, marker->seen done %.2f",
 		nmark, marked, ph[6]);
-	accel_log_asked(LOG_INFO,
+	accel_log(LOG_INFO,
 		"trace: CUDA calls per range, median (mean): all %llu (%.2f), issue %llu (%.2f), completion markers %llu (%.2f), cudaEventQuery %llu (%.2f)",
 		(unsigned long long)med[3], mean[3],
 		(unsigned long long)med[0], mean[0],
 		(unsigned long long)med[1], mean[1],
 		(unsigned long long)med[2], mean[2]);
-	accel_log_asked(LOG_INFO,
+	accel_log(LOG_INFO,
 		"trace: hand-offs: of %zu sampled ranges %llu issued by the issuer thread (the rest by the submitting thread), %llu seen done by a waiter (the rest by the completion thread); wake-ups: issuer thread %llu, completion thread %llu (it slept %llu times), waiters sleeping in the transport %llu",
 		n, (unsigned long long)issuer, (unsigned long long)waiter,
 		(unsigned long long)atomic_load(&t->wake_issuer),
 		(unsigned long long)atomic_load(&t->wake_done),
 		(unsigned long long)atomic_load(&t->done_slept),
 		(unsigned long long)atomic_load(&t->waiter_sleeps));
-	accel_log_asked(LOG_INFO,
+	accel_log(LOG_INFO,
 		"trace: passes: %llu inline after a submit, %llu by a thread, %llu by the hot issuer; fetches after completions %llu; hybrid waits slept %llu times; %llu completions taught a rate",
 		(unsigned long long)atomic_load(&t->passes_inline),
 		(unsigned long long)atomic_load(&t->passes_thread),

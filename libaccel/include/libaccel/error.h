@@ -74,19 +74,20 @@ typedef void (*accel_log_fn)(void *data, int priority, const char *msg);
 
 /**
  * accel_set_log_fn() - where libaccel's messages go
- * @fn: receives every message; NULL restores the default.
+ * @fn: receives every message; NULL drops them again (the default).
  * @data: passed to @fn.
  * Context: any thread; process-wide. @fn may be called from any thread,
  * libaccel's own included, and must not call libaccel.
  *
- * libaccel never writes to stderr by itself: a failure is in the return
- * value and its details in accel_last_error_string(3). Its messages (why a
- * context could not be created, a device context lost, a failure of one of
- * its own threads, the ACCEL_TRACE=1 breakdown, the ACCEL_SYNC_DEBUG=1 note)
- * are passed on only when asked for, as libkmod's kmod_set_log_fn(): to @fn,
- * or without one to stderr when ACCEL_LOG names a priority (1 or err,
- * warning, info, debug) at or below the message's; a diagnostic turned on
- * by its own variable (ACCEL_TRACE, ACCEL_SYNC_DEBUG) is asked for by it.
+ * libaccel writes nothing, to stderr or anywhere else: a failure is in the
+ * return value and its details in accel_last_error_string(3). Its messages
+ * (why a context could not be created, a device context lost, a failure of
+ * one of its own threads, the ACCEL_TRACE=1 breakdown, the
+ * ACCEL_SYNC_DEBUG=1 note, ACCEL_CHECK=1's report of a destination freed
+ * under its copy) go to @fn, with their syslog(3) priority; without a
+ * callback (the default) they are dropped. The one exception is
+ * ACCEL_CHECK=1's report of a write into an in-flight source, written to
+ * stderr just before the process aborts (libaccel(7)).
  *
  * CUDA / AscendCL: none in CUDA (the runtime does not log);
  * aclInitCallbackRegister is the nearest in AscendCL.
