@@ -81,6 +81,23 @@ static double gbps(size_t bytes, uint64_t ns)
 	return ns ? (double)bytes / (double)ns : 0.0;
 }
 
+/*
+ * BENCH_ORDER: how the two sides of a pinned cell take turns. "abba"
+ * (the default): libaccel, baseline, baseline, libaccel, each side's
+ * bandwidth over its two runs, so that neither side gains from going
+ * second (a device that raised its clocks for the first) or from drift;
+ * "lib": libaccel once, then the baseline once (the method before
+ * 2026-12-02); "raw": the baseline first.
+ */
+enum { ORDER_LIB_FIRST, ORDER_RAW_FIRST, ORDER_ABBA };
+static int order;
+
+/* The bandwidth of two runs of the same bytes at @a and @b GB/s. */
+static double over_two(double a, double b)
+{
+	return a > 0 && b > 0 ? 2.0 / (1.0 / a + 1.0 / b) : 0;
+}
+
 /* libaccel: @n streams, each copying @size per round. */
 static double run_accel(accel_stream_t *s, unsigned int n,
 			const struct bufs *b, enum dir d, size_t size,
@@ -645,6 +662,12 @@ int main(int argc, char **argv)
 	reg_max = env_size("BENCH_REG_MAX", (size_t)4 << 30);
 	target_bytes = env_size("BENCH_BYTES", (size_t)512 << 20);
 	min_reps = (unsigned int)env_size("BENCH_REPS", 3);
+	{
+		const char *o = getenv("BENCH_ORDER");
+
+		order = o && !strcmp(o, "lib") ? ORDER_LIB_FIRST :
+			o && !strcmp(o, "raw") ? ORDER_RAW_FIRST : ORDER_ABBA;
+	}
 	/* BENCH_REGISTER_ONLY=1: the registration rows alone (tiny buffers). */
 	reg_only = env_size("BENCH_REGISTER_ONLY", 0);
 	if (reg_only)
@@ -705,13 +728,26 @@ int main(int argc, char **argv)
 				/* Big copies on many streams say nothing more. */
 				if (n > 1 && size > ((size_t)256 << 20))
 					continue;
-				lib = run_accel(as, n, &lb, d, size, reps);
 #ifdef HAVE_CUDA
-				raw = gpu ? run_cuda(cs, n, &rb, d, size, reps) :
-					    run_memcpy(n, &rb, d, size, reps);
+#define RAW() (gpu ? run_cuda(cs, n, &rb, d, size, reps) :		\
+		     run_memcpy(n, &rb, d, size, reps))
 #else
-				raw = run_memcpy(n, &rb, d, size, reps);
+#define RAW() run_memcpy(n, &rb, d, size, reps)
 #endif
+#define LIB() run_accel(as, n, &lb, d, size, reps)
+				if (order == ORDER_RAW_FIRST) {
+					raw = RAW();
+					lib = LIB();
+				} else {
+					lib = LIB();
+					raw = RAW();
+				}
+				if (order == ORDER_ABBA) {
+					raw = over_two(raw, RAW());
+					lib = over_two(lib, LIB());
+				}
+#undef RAW
+#undef LIB
 				row(dir_name[d], size, n, lib, raw);
 			}
 		}
