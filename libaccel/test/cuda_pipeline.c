@@ -356,6 +356,57 @@ static int burst_batched_while_issuing(void)
 }
 
 /*
+ * While the issuer is inside a copy call (a burst's pass), a thread that
+ * polls the stream makes no CUDA call of its own: no completion marker,
+ * no event record or query, which would contend with the issuer's calls.
+ * The settings open every other door: markers may be written lazily at
+ * once (ACCEL_CUDA_LAZY_MAX_US=0), and the quiet lasts 10 s (so that a
+ * slow machine cannot end it). Once the pass ends the poll completes.
+ */
+static int no_poller_calls_while_issuing(void)
+{
+	static const char *const names[] = {
+		"cuStreamWriteValue32", "cudaEventRecord", "cudaEventQuery",
+	};
+	long mine[3];
+	unsigned char *h;
+	accel_stream_t s;
+	unsigned int i;
+	int ret;
+	char *d;
+
+	setenv("ACCEL_CUDA_LAZY_MAX_US", "0", 1);
+	setenv("ACCEL_CUDA_QUIET_MAX_US", "10000000", 1);
+	ret = hot_stream(&s);
+	unsetenv("ACCEL_CUDA_LAZY_MAX_US");
+	unsetenv("ACCEL_CUDA_QUIET_MAX_US");
+	if (ret != T_PASS)
+		return ret;
+	h = t_host_buf(192);
+	CHECK(h);
+	CHECK_OK(accel_malloc(NULL, (void **)&d, 192));
+	t_fill(h, 192, 4);
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(start_burst(s, d, h));
+	for (i = 0; i < 3; i++)
+		mine[i] = f_tcount(names[i]);
+	/* The third copy is held: not done, whatever this poll finds. */
+	CHECK_RET(accel_stream_query(s), -EAGAIN);
+	CHECK_RET(accel_stream_query(s), -EAGAIN);
+	for (i = 0; i < 3; i++) {
+		if (f_tcount(names[i]) != mine[i])
+			printf("# %s called by the poller while issuing\n",
+			       names[i]);
+		CHECK(f_tcount(names[i]) == mine[i]);
+	}
+	f_hold(0);
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	CHECK(!memcmp(d, h, 192));
+	return T_PASS;
+}
+
+/*
  * A burst that accumulated behind an issue holds copies that depend on
  * each other (the same bytes written twice, then read back, then a
  * chain through device memory): they land in submission order although
@@ -652,6 +703,7 @@ int main(void)
 	static const struct t_case cases[] = {
 		T(isolated_copy_issued_at_once), T(round_trip_no_hand_off),
 		T(burst_batched_while_issuing), T(burst_keeps_order),
+		T(no_poller_calls_while_issuing),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(default_completion_is_host_word),
 		T(wait_for_long_copies),

@@ -370,6 +370,8 @@ struct cx_config {
 	bool merge_ok;			/* coalesce contiguous copies */
 	unsigned int batch_max_bytes;
 	uint64_t lazy_ns, lazy_max_ns;
+	/* Pollers make no CUDA call while a pass issues, this long at most. */
+	uint64_t quiet_max_ns;
 	unsigned int spin_ns;
 	bool issuer;			/* an issuer thread takes bursts */
 	uint64_t issue_spin_ns;		/* how long it stays hot */
@@ -528,6 +530,7 @@ struct cx_scan {
 	uint64_t now;
 	cudaEvent_t done_ev;
 	uint64_t now2;			/* when the pass saw ranges done */
+	bool quiet;			/* a pass is issuing: no CUDA calls */
 };
 
 /* rt.c: libcudart loaded at run time, errno mapping, the lost state */

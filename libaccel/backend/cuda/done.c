@@ -336,6 +336,25 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 
 	if (!r->need_ev)
 		return 1;
+	/*
+	 * A pass is issuing a burst: a marker, an event record or a query
+	 * from here would contend with the issuer's copy calls (on the H200
+	 * one 16 MiB D2D call went from 5.7 to 8.2 us with a waiter making
+	 * them, and a burst of them became bound by its issue). Only what
+	 * the host word already says, until the pass ends or the range
+	 * has waited quiet_max_ns.
+	 */
+	if (sc->quiet) {
+		if (!sc->now)
+			sc->now = cx_mono_ns();
+		if (sc->now - r->t_close < cx->cfg.quiet_max_ns) {
+			struct cx_stream *s = r->s;
+
+			return s->word && (int32_t)(atomic_load_explicit(
+				s->word, memory_order_acquire) -
+				(uint32_t)r->last) >= 0;
+		}
+	}
 	if (cx->cfg.word) {
 		int w = cx_range_word(cx, r, force, &sc->now);
 
@@ -394,7 +413,9 @@ static unsigned int cx_take_ready_locked(struct accel_cuda *cx,
 {
 	struct cx_range **pp = &cx->cmp.head, *r, *prev = NULL;
 	unsigned int n = 0, pass = ++cx->cmp.pass;
-	struct cx_scan sc = { 0, NULL, 0 };
+	struct cx_scan sc = {
+		.quiet = !force && atomic_load(&cx->is.issuing),
+	};
 
 	while ((r = *pp) && n < max) {
 		if (r->s->blocked_pass == pass ||
