@@ -306,6 +306,8 @@ void accel_doom(struct accel_ctx *ctx);
 /* Region lookup under ctx->lock: the region holding [ptr, ptr + len). */
 struct accel_region *accel_region_find_locked(struct accel_ctx *ctx,
 					      uintptr_t ptr);
+struct accel_region *accel_region_after_locked(struct accel_ctx *ctx,
+					       uintptr_t ptr);
 /*
  * @ptr is in a region of another context than @self: that region and the
  * context's handle. Memory belongs to the context that pinned it.

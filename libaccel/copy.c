@@ -74,6 +74,18 @@ static int out_of_bounds(const struct accel_region *r, const void *ptr,
 	return -EINVAL;
 }
 
+/* The pageable @bytes at @ptr run on into the region @r. */
+static int runs_into(const struct accel_region *r, const void *ptr,
+		     size_t bytes, const char *what)
+{
+	accel_set_error("the %s %p + %zu bytes starts in pageable memory and runs into the %s %s of %zu bytes at %p (%zu bytes in): a copy's range lies inside one allocation or registration, or outside all of them",
+			what, ptr, bytes, copy_region_call[r->kind],
+			r->kind == LA_REGION_REGISTERED ? "registration" :
+			"allocation", r->size, (void *)r->base,
+			(size_t)((uintptr_t)ptr + bytes - r->base));
+	return -EINVAL;
+}
+
 int copy_resolve_locked(struct accel_ctx *ctx, const void *ptr,
 			size_t bytes, struct side *s, const char *what)
 {
@@ -81,8 +93,19 @@ int copy_resolve_locked(struct accel_ctx *ctx, const void *ptr,
 
 	memset(s, 0, sizeof(*s));
 	r = accel_region_find_locked(ctx, (uintptr_t)ptr);
-	if (!r)
+	if (!r) {
+		/*
+		 * Pageable, unless it runs on into a region: a range lies
+		 * inside one allocation or registration or outside all of
+		 * them (else a read-only registration could be written, and
+		 * the region's queued copies be passed, from its pageable
+		 * neighbour).
+		 */
+		r = accel_region_after_locked(ctx, (uintptr_t)ptr);
+		if (r && r->base - (uintptr_t)ptr < bytes)
+			return runs_into(r, ptr, bytes, what);
 		return 0;
+	}
 	if (r->pool) {
 		int ret = accel_pool_resolve_locked(ctx, r, (uintptr_t)ptr,
 						    bytes, &s->offset, &s->blk);

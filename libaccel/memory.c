@@ -55,6 +55,15 @@ struct accel_region *accel_region_find_locked(struct accel_ctx *ctx,
 	return ptr - r->base < r->size ? r : NULL;
 }
 
+/* The first region of @ctx that starts above @ptr, or NULL. */
+struct accel_region *accel_region_after_locked(struct accel_ctx *ctx,
+					       uintptr_t ptr)
+{
+	unsigned int i = region_upper_locked(ctx, ptr);
+
+	return i < ctx->nregions ? &ctx->regions[i] : NULL;
+}
+
 static bool region_overlaps_locked(struct accel_ctx *ctx, uintptr_t base,
 				   size_t size)
 {

@@ -40,6 +40,65 @@ static int read_only_needs_flag(void)
 	return T_PASS;
 }
 
+/*
+ * A range that starts in pageable memory and runs on into a registration
+ * (here a read-only one, or one that a queued copy writes) is refused
+ * with -EINVAL, changing nothing: the registration's bytes stay as they
+ * are and its queued copy keeps its order, either side of the copy.
+ */
+static int pageable_running_into_a_registration(void)
+{
+	unsigned char *p, *h, before[64];
+	accel_event_t gate;
+	accel_stream_t s;
+	void *d;
+
+	CHECK_OK(t_stream(&s));
+	CHECK_OK(accel_malloc(NULL, &d, 2 * ps));
+	CHECK_OK(accel_host_alloc(NULL, (void **)&h, 2 * ps, 0));
+	CHECK(p = map(3, PROT_READ | PROT_WRITE));
+	memset(p, 'o', 3 * ps);
+	memset(h, 'D', 2 * ps);
+	CHECK_OK(accel_memcpy_async(s, d, h, 2 * ps, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
+	/* Registered read-only (the memory itself stays writable). */
+	CHECK_OK(accel_host_register(NULL, p + ps, ps,
+				     ACCEL_HOST_REGISTER_READONLY));
+	/* Into it from below: D2H and H2H, straddling or covering it. */
+	CHECK_RET(accel_memcpy_async(s, p + ps - 96, d, 200,
+				     ACCEL_MEMCPY_D2H), -EINVAL);
+	CHECK(strstr(accel_last_error_string(), "runs into"));
+	CHECK_RET(accel_memcpy_async(s, p + ps - 1, d, ps + 2,
+				     ACCEL_MEMCPY_D2H), -EINVAL);
+	CHECK_RET(accel_memcpy_async(s, p + ps - 1, h, 2,
+				     ACCEL_MEMCPY_H2H), -EINVAL);
+	CHECK_RET(accel_memset_async(s, p + ps - 8, 0, 16), -EINVAL);
+	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
+	memset(before, 'o', sizeof(before));
+	CHECK(!memcmp(p + ps, before, sizeof(before)));
+	CHECK(!memcmp(p + 2 * ps - 64, before, sizeof(before)));
+	CHECK_OK(accel_host_unregister(p + ps, 0));
+
+	/* A writable one with a copy into it queued behind a gate. */
+	CHECK_OK(accel_host_register(NULL, p + ps, ps, 0));
+	CHECK_OK(t_gate(s, &gate));
+	CHECK_OK(accel_memcpy_async(s, p + ps, d, ps, ACCEL_MEMCPY_D2H));
+	CHECK_RET(accel_memcpy_async(s, d, p + ps - 100, 200,
+				     ACCEL_MEMCPY_H2D), -EINVAL);
+	CHECK_OK(t_gate_open(gate));
+	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
+	memset(before, 'D', sizeof(before));
+	CHECK(!memcmp(p + ps, before, sizeof(before)));
+	/* Below and up to it, not into it: pageable, and fine. */
+	CHECK_OK(accel_memcpy_async(s, p + ps - 64, d, 64, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
+	CHECK(!memcmp(p + ps - 64, before, 64));
+	CHECK_OK(accel_host_unregister(p + ps, 0));
+	munmap(p, 3 * ps);
+	CHECK_OK(accel_free(d));
+	return T_PASS;
+}
+
 static int partly_read_only(void)
 {
 	unsigned char *p;
@@ -155,6 +214,7 @@ int main(void)
 {
 	static const struct t_case cases[] = {
 		T(read_only_needs_flag), T(partly_read_only),
+		T(pageable_running_into_a_registration),
 		T(unmapped_or_inaccessible), T(untouched_memory),
 		T(past_end_of_file),
 	};
