@@ -4,7 +4,8 @@
  * make it deterministic, nothing is timed): a burst that accumulates
  * while a copy is being issued goes down as one cudaMemcpyBatchAsync, an
  * isolated copy goes down alone and at once, order and data hold within
- * a burst, an error in the middle of a batch fails its own stream only
+ * a burst, a wait issues what of a burst the issuer has not taken yet
+ * itself, an error in the middle of a batch fails its own stream only
  * (the copies before it landed, those after it did not run), and
  * completions are seen through the host word (cuStreamWriteValue32, the
  * default), not by querying events. Skips, with the reason,
@@ -356,6 +357,124 @@ static int burst_batched_while_issuing(void)
 }
 
 /*
+ * The burst of burst_tail_issued_by_waiter(), on a context whose threads
+ * are held at their start: 2 copies issued inline, 16 independent ones
+ * left to the issuer (64 bytes every 128 from @h to @d, as in
+ * burst_batched_while_issuing()), then one that writes the 16th's bytes
+ * again from @h2. T_PASS or T_FAIL.
+ */
+static int burst_tail_held(unsigned char *h, unsigned char *h2, char *d,
+			   unsigned int k)
+{
+	struct calls cp, bt;
+	long items, tail_copies, tail_batches;
+	bool mine = true;
+	accel_stream_t s;
+	unsigned int i;
+
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	/* Warm: creates the CUDA stream; then a wait began. */
+	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+	for (i = 0; i < 2; i++)
+		CHECK_OK(accel_memcpy_async(s, d + 128 * i, h + 128 * i, 64,
+					    ACCEL_MEMCPY_H2D));
+	cp = calls("cudaMemcpyAsync");
+	bt = calls("cudaMemcpyBatchAsync");
+	items = f_count("batch_items");
+	for (i = 2; i < k + 2; i++)
+		CHECK_OK(accel_memcpy_async(s, d + 128 * i, h + 128 * i, 64,
+					    ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(s, d + 128 * (k + 1), h2, 64,
+				    ACCEL_MEMCPY_H2D));
+	/* Left to the issuer, which is held: nothing went down. */
+	CHECK(f_count("cudaMemcpyAsync") == cp.all);
+	CHECK(f_count("cudaMemcpyBatchAsync") == bt.all);
+	CHECK_OK(accel_stream_synchronize(s, 10 * T_SEC));
+	tail_copies = calls_mine("cudaMemcpyAsync", cp, &mine);
+	tail_batches = calls_mine("cudaMemcpyBatchAsync", bt, &mine);
+	printf("# tail of %u: %ld batch call(s) of %ld copies, %ld single, all by this thread: %s\n",
+	       k + 1, tail_batches, f_count("batch_items") - items,
+	       tail_copies, mine ? "yes" : "no");
+	CHECK(mine);
+	if (no_batch()) {
+		CHECK(tail_copies == k + 1);
+	} else {
+		/* The 16 as one batch; the copy that rewrites one after it. */
+		CHECK(tail_batches == 1);
+		CHECK(f_count("batch_items") == items + k);
+		CHECK(tail_copies == 1);
+	}
+	for (i = 0; i < k + 1; i++)
+		CHECK(!memcmp(d + 128 * i, h + 128 * i, 64));
+	CHECK(!memcmp(d + 128 * (k + 1), h2, 64));
+	return T_PASS;
+}
+
+/*
+ * A wait ends a burst without the issuer: with libaccel's threads held at
+ * their start (the issuer never runs, nor the completion thread), the
+ * synchronize after a burst issues what was left to the issuer itself,
+ * as one pass from this thread (a batch call, and the copy that depends
+ * on it after it), records its completion marker at once though the
+ * issuer was woken hot and never cooled, and returns with every byte in
+ * place, in order. Before, it waited for the issuer to take the tail and
+ * for it to cool (or for the stream to stay quiet ACCEL_CUDA_LAZY_US,
+ * here a minute): the synchronize timed out.
+ */
+static int burst_tail_issued_by_waiter(void)
+{
+	void (*hold_threads)(int);
+	long (*threads_held)(void);
+	const unsigned int k = 16;
+	unsigned char *h = NULL, *h2 = NULL;
+	unsigned long n;
+	char *d = NULL;
+	int ret;
+
+	if (env_is("ACCEL_CUDA_ISSUER", "0")) {
+		printf("# ACCEL_CUDA_ISSUER=0: no issuer thread to leave a burst to\n");
+		return T_SKIP;
+	}
+	hold_threads = (void (*)(int))t_fake_hook("fake_cuda_hold_threads", 1);
+	threads_held = (long (*)(void))t_fake_hook("fake_cuda_threads_held", 1);
+	if (!hold_threads || !threads_held) {
+		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
+		return T_SKIP;
+	}
+	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
+	setenv("ACCEL_CUDA_LAZY_US", "60000000", 1);
+	setenv("ACCEL_CUDA_LAZY_MAX_US", "60000000", 1);
+	hold_threads(1);
+	ret = t_ctx() ? T_PASS : T_FAIL;
+	unsetenv("ACCEL_CUDA_LAZY_US");
+	unsetenv("ACCEL_CUDA_LAZY_MAX_US");
+	if (ret == T_PASS)
+		ret = fake_hooks();
+	/* Both of the context's threads stopped at their start. */
+	for (n = 0; ret == T_PASS && threads_held() < 2; n++) {
+		if (n == 100000000UL)
+			ret = T_FAIL;
+		sched_yield();
+	}
+	if (ret == T_PASS) {
+		h = t_host_buf(128 * (k + 2));
+		h2 = t_host_buf(64);
+		if (!h || !h2 ||
+		    accel_malloc(NULL, (void **)&d, 128 * (k + 2)))
+			ret = T_FAIL;
+	}
+	if (ret == T_PASS) {
+		t_fill(h, 128 * (k + 2), 3);
+		t_fill(h2, 64, 4);
+		ret = burst_tail_held(h, h2, d, k);
+	}
+	/* Let them go whatever happened: the context's end joins them. */
+	hold_threads(0);
+	return ret;
+}
+
+/*
  * While the issuer is inside a copy call (a burst's pass), a thread that
  * polls the stream makes no CUDA call of its own: no completion marker,
  * no event record or query, which would contend with the issuer's calls.
@@ -703,6 +822,7 @@ int main(void)
 	static const struct t_case cases[] = {
 		T(isolated_copy_issued_at_once), T(round_trip_no_hand_off),
 		T(burst_batched_while_issuing), T(burst_keeps_order),
+		T(burst_tail_issued_by_waiter),
 		T(no_poller_calls_while_issuing),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(default_completion_is_host_word),

@@ -28,8 +28,12 @@
  *    STREAM_WAIT -> cudaStreamWaitEvent on that event (ordered on the
  *    device, no host round trip); NOP, HOST_WAIT and HOST_SIGNAL have no
  *    device work and complete in order. Each stream's part of a pass is
- *    one *range* [first, last]. ACCEL_CUDA_ISSUER=0: every pass is made
- *    by the thread that submitted (no issuer thread taking over);
+ *    one *range* [first, last]. A wait ends the burst: what the issuer
+ *    has not taken yet is issued by the waiting thread, as one pass
+ *    (cx_issue_tail()), and the waiter's completion marker goes down as
+ *    soon as nothing is left to issue, without waiting for the issuer to
+ *    cool. ACCEL_CUDA_ISSUER=0: every pass is made by the thread that
+ *    submitted (no issuer thread taking over);
  *
  *  - completion (done.c): a range gets no completion marker when it is
  *    enqueued: one is written on the stream, after its newest range, when
@@ -346,6 +350,7 @@ struct cx_trace {
 	/* A submit whose issue the issuer thread took over (mono ns). */
 	_Atomic uint64_t handoff;
 	_Atomic uint64_t passes_inline, passes_thread, passes_issuer;
+	_Atomic uint64_t passes_waiter;	/* a burst's tail (cx_issue_tail()) */
 	_Atomic uint64_t naps, rate_samples, waiter_sleeps;
 	_Atomic uint64_t wake_issuer, wake_done, done_slept, after_kicks;
 };
@@ -563,6 +568,7 @@ struct cx_stream *cx_stream_get(struct accel_cuda *cx, uint32_t k,
 				bool create);
 void cx_stream_free(struct accel_cuda *cx, struct cx_stream *s);
 void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_);
+void cx_issue_tail(struct accel_cuda *cx);
 void accel_cuda_kick(struct accel_ctx *ctx);
 void *cx_fetch_main(void *arg);
 void accel_cuda_stream_dead(struct accel_ctx *ctx, uint32_t kstream);

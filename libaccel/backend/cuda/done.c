@@ -520,9 +520,13 @@ unsigned int cx_poll_locked(struct accel_cuda *cx, bool waiter,
 	 * A waiter has a completion marker recorded at once, unless a burst
 	 * is still being issued: its markers then come lazily (when the
 	 * stream goes quiet), not one per poll between the issuer's copies.
+	 * A burst is over once a wait began (since_wait 0) and nothing is
+	 * left to issue, though the issuer may not have cooled yet.
 	 */
 	bool force = waiter && !atomic_load(&cx->is.issuing) &&
-		     !atomic_load(&cx->is.hot);
+		     (!atomic_load(&cx->is.hot) ||
+		      (!atomic_load(&cx->is.since_wait) &&
+		       !atomic_load(&cx->is.kick)));
 	unsigned int n, i;
 
 	pthread_mutex_lock(&cx->lock);

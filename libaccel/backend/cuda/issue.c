@@ -273,32 +273,20 @@ static bool cx_burst(struct accel_cuda *cx)
 }
 
 /*
- * Fetch and enqueue what became fetchable, from the calling thread
- * (inline: the thread that submitted issues its own CUDA work, no thread
- * hand-off), unless the submission is part of a burst (@inline_ and
- * cx_burst()): that is the issuer's, woken hot if it is not, so that the
- * submitting thread returns as soon as the transport has the
- * descriptors. Whoever holds exec_lock already fetches on our behalf:
- * the kick flag makes it poll once more after the work we just made
- * fetchable, so none is left behind.
+ * Serve the kick flag: fetch and enqueue while it is set, under
+ * exec_lock; a thread that finds exec_lock taken leaves the kick to its
+ * holder, which polls once more before it lets go, so none is left
+ * behind. @own: the calling thread is the one that submitted or waits
+ * (ACCEL_TRACE's by_issuer); @passes counts the passes (ACCEL_TRACE).
+ * @once: after one pass, a kick that came during it is left to the
+ * issuer if it is hot (it sees the flag; paired as in cx_kick()), so
+ * that a waiter does not become the issuer of another thread's burst.
  */
-void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
+static void cx_issue_kicked(struct accel_cuda *cx, uint64_t t_submit,
+			    bool own, bool once, _Atomic uint64_t *passes)
 {
 	int dev = -1;
 
-	atomic_store(&cx->is.kick, 1);
-	/*
-	 * The issuer is hot: it sees the flag within a pause and issues this
-	 * with whatever else came meanwhile. Paired with the issuer storing
-	 * hot = false before its last look at the flag (both seq_cst): one of
-	 * the two sees the other's store, so no kick is left unserved.
-	 */
-	if (inline_ && cx->cfg.issuer && cx_burst(cx)) {
-		cx_trace_handoff(cx, t_submit);
-		if (!atomic_load(&cx->is.hot))
-			cx_issuer_wake(cx);
-		return;
-	}
 	while (atomic_load(&cx->is.kick)) {
 		if (pthread_mutex_trylock(&cx->is.exec_lock)) {
 			cx_trace_handoff(cx, t_submit);
@@ -316,16 +304,59 @@ void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
 			    dev != cx->cfg.device)
 				cx_rt.cudaSetDevice(cx->cfg.device);
 			if (cx->cfg.trace)
-				atomic_fetch_add(inline_ ? &cx->tr.passes_inline :
-						 &cx->tr.passes_thread, 1);
-			cx_fetch_locked(cx, t_submit, inline_);
+				atomic_fetch_add(passes, 1);
+			cx_fetch_locked(cx, t_submit, own);
 		}
 		atomic_fetch_sub(&cx->is.issuing, 1);
 		pthread_mutex_unlock(&cx->is.exec_lock);
+		if (once && atomic_load(&cx->is.hot))
+			break;
 	}
 	/* The caller's current device is its own business. */
 	if (dev >= 0 && dev != cx->cfg.device)
 		cx_rt.cudaSetDevice(dev);
+}
+
+/*
+ * Fetch and enqueue what became fetchable, from the calling thread
+ * (inline: the thread that submitted issues its own CUDA work, no thread
+ * hand-off), unless the submission is part of a burst (@inline_ and
+ * cx_burst()): that is the issuer's, woken hot if it is not, so that the
+ * submitting thread returns as soon as the transport has the
+ * descriptors. Whoever holds exec_lock already fetches on our behalf:
+ * the kick flag makes it poll once more after the work we just made
+ * fetchable, so none is left behind.
+ */
+void cx_kick(struct accel_cuda *cx, uint64_t t_submit, bool inline_)
+{
+	atomic_store(&cx->is.kick, 1);
+	/*
+	 * The issuer is hot: it sees the flag within a pause and issues this
+	 * with whatever else came meanwhile. Paired with the issuer storing
+	 * hot = false before its last look at the flag (both seq_cst): one of
+	 * the two sees the other's store, so no kick is left unserved.
+	 */
+	if (inline_ && cx->cfg.issuer && cx_burst(cx)) {
+		cx_trace_handoff(cx, t_submit);
+		if (!atomic_load(&cx->is.hot))
+			cx_issuer_wake(cx);
+		return;
+	}
+	cx_issue_kicked(cx, t_submit, inline_, false,
+			inline_ ? &cx->tr.passes_inline : &cx->tr.passes_thread);
+}
+
+/*
+ * A wait began: what was submitted and is not issued yet is the tail of
+ * a burst, left to the issuer. Issue it from the waiting thread instead
+ * of waiting for the issuer to take it (woken for the burst but not
+ * running yet, the waiter would wait for a thread's wake-up, and then
+ * for its pass); if a pass is under way, its thread takes it (the kick).
+ */
+void cx_issue_tail(struct accel_cuda *cx)
+{
+	if (atomic_load(&cx->is.kick))
+		cx_issue_kicked(cx, 0, true, true, &cx->tr.passes_waiter);
 }
 
 /*

@@ -189,8 +189,9 @@ void cx_trace_print(struct accel_cuda *cx)
 		(unsigned long long)atomic_load(&t->done_slept),
 		(unsigned long long)atomic_load(&t->waiter_sleeps));
 	accel_log(LOG_INFO,
-		"trace: passes: %llu inline after a submit, %llu by a thread, %llu by the hot issuer; fetches after completions %llu; hybrid waits slept %llu times; %llu completions taught a rate",
+		"trace: passes: %llu inline after a submit, %llu by a waiter (a burst's tail), %llu by a thread, %llu by the hot issuer; fetches after completions %llu; hybrid waits slept %llu times; %llu completions taught a rate",
 		(unsigned long long)atomic_load(&t->passes_inline),
+		(unsigned long long)atomic_load(&t->passes_waiter),
 		(unsigned long long)atomic_load(&t->passes_thread),
 		(unsigned long long)atomic_load(&t->passes_issuer),
 		(unsigned long long)atomic_load(&t->after_kicks),

@@ -159,9 +159,14 @@ int accel_cuda_wait_fast(struct accel_ctx *ctx,
 	long slack = -1;
 	int ret;
 
-	/* The submissions before this are not a burst with those after. */
+	/*
+	 * The submissions before this are not a burst with those after, and
+	 * what of them the issuer has not taken yet goes down from here.
+	 */
 	if (cx && atomic_load_explicit(&cx->is.since_wait, memory_order_relaxed))
 		atomic_store(&cx->is.since_wait, 0);
+	if (cx)
+		cx_issue_tail(cx);
 	ret = poll(ctx, arg, 0);
 	if (ret != -ETIME || !cx || !cx_busy(cx)) {
 		if (!ret && cx)

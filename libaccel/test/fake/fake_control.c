@@ -3,7 +3,8 @@
  * The stand-in libcudart's controls (see fake_cudart.c for the whole):
  * the call counters (FAKE_CUDA_CALL_NS, FAKE_CUDA_STATS, fake_cuda_count()
  * and friends), the gate every copy call passes (fake_cuda_hold(),
- * fake_cuda_fail_dst(), fake_cuda_fail_nth()) and the modelled device
+ * fake_cuda_fail_dst(), fake_cuda_fail_nth()), the one cudaSetDevice
+ * passes (fake_cuda_hold_threads()) and the modelled device
  * (fake_cuda_rate(), fake_cuda_busy(), FAKE_CUDA_RATE_PS, FAKE_CUDA_LINK,
  * FAKE_CUDA_NO_DATA).
  */
@@ -167,6 +168,49 @@ bool fake_copy_gate(void *const *dsts, size_t n)
 		fail = fail || dsts[i] == fail_dst;
 	pthread_mutex_unlock(&hold_lock);
 	return fail;
+}
+
+/*
+ * Threads held at their start: while fake_cuda_hold_threads(1) is on,
+ * cudaSetDevice from any thread but the one that turned it on blocks on
+ * entry (libaccel's threads call it first, holding nothing), until
+ * fake_cuda_hold_threads(0); fake_cuda_threads_held() says how many are.
+ */
+static bool park_on;
+static pthread_t park_owner;
+static long park_waiting;
+
+void fake_cuda_hold_threads(int on);
+void fake_cuda_hold_threads(int on)
+{
+	pthread_mutex_lock(&hold_lock);
+	park_on = on;
+	park_owner = pthread_self();
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+}
+
+long fake_cuda_threads_held(void);
+long fake_cuda_threads_held(void)
+{
+	long n;
+
+	pthread_mutex_lock(&hold_lock);
+	n = park_waiting;
+	pthread_mutex_unlock(&hold_lock);
+	return n;
+}
+
+void fake_thread_gate(void)
+{
+	pthread_mutex_lock(&hold_lock);
+	if (park_on && !pthread_equal(park_owner, pthread_self())) {
+		park_waiting++;
+		while (park_on)
+			pthread_cond_wait(&hold_cond, &hold_lock);
+		park_waiting--;
+	}
+	pthread_mutex_unlock(&hold_lock);
 }
 
 /* The modelled device: ps per byte, and each stream's end (mono ns). */

@@ -20,7 +20,11 @@
  * (so a test can let work accumulate behind a copy being issued, without
  * timing anything); fake_cuda_fail_dst(p) makes a copy into @p fail with
  * cudaErrorInvalidValue (a batch holding one fails whole, copying
- * nothing), and fake_cuda_fail_nth(n) the n-th copy call from now.
+ * nothing), and fake_cuda_fail_nth(n) the n-th copy call from now;
+ * fake_cuda_hold_threads(1) makes cudaSetDevice block on entry in every
+ * thread but the caller's until fake_cuda_hold_threads(0) (libaccel's
+ * own threads, held at their start: a test sees what happens without
+ * them), fake_cuda_threads_held() says how many are blocked.
  * cuStreamWriteValue32 is reached through cudaGetDriverEntryPointByVersion,
  * as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1 hides it. fake_cuda_rate(ps) models a device that takes @ps picoseconds
  * per byte copied: copies still land at once, but each stream is busy
@@ -89,6 +93,7 @@ cudaError_t cudaGetDeviceCount(int *n)
 cudaError_t cudaSetDevice(int d)
 {
 	fake_call(C_SETDEV);
+	fake_thread_gate();
 	if (d < 0 || d >= fake_ndevices())
 		return cudaErrorInvalidDevice;
 	fake_cur_dev = d;

@@ -39,6 +39,9 @@ void fake_call(int what);
  */
 bool fake_copy_gate(void *const *dsts, size_t n);
 
+/* On entry to cudaSetDevice: wait while fake_cuda_hold_threads() holds us. */
+void fake_thread_gate(void);
+
 /* A stream or an event: when its work ends on the modelled device. */
 struct fake_obj {
 	uint64_t end;
