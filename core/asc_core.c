@@ -210,6 +210,33 @@ int asc_timeline_check_sync(const struct asc_timeline *tl, u64 seq)
 	return st ? 0 : -EAGAIN;
 }
 
+/* A HOST_WAIT being queued joins its event's waits, as the newest. */
+static void waiter_add(struct asc_entry *e)
+{
+	struct asc_event *ev = e->event;
+
+	e->waiter.prev = NULL;
+	e->waiter.next = ev->waits;
+	if (ev->waits)
+		ev->waits->waiter.prev = e;
+	ev->waits = e;
+}
+
+/* A HOST_WAIT retiring leaves its event's waits. */
+static void waiter_del(struct asc_entry *e)
+{
+	struct asc_event *ev = e->event;
+
+	if (e->waiter.prev)
+		e->waiter.prev->waiter.next = e->waiter.next;
+	else
+		ev->waits = e->waiter.next;
+	if (e->waiter.next)
+		e->waiter.next->waiter.prev = e->waiter.prev;
+	e->waiter.prev = NULL;
+	e->waiter.next = NULL;
+}
+
 /**
  * asc_enqueue() - give a validated entry its sequence number and queue it
  * @tl: the stream's timeline.
@@ -218,8 +245,9 @@ int asc_timeline_check_sync(const struct asc_timeline *tl, u64 seq)
  * @rel: where a re-record reports the timeline it no longer names.
  *
  * Takes the entry's references: regions' in-flight counts, the event, and
- * for STREAM_WAIT the event's current point. EVENT_RECORD re-captures the
- * event at this entry, as cudaEventRecord does at call time.
+ * for STREAM_WAIT the event's current point; a HOST_WAIT joins its event's
+ * waits until it retires. EVENT_RECORD re-captures the event at this
+ * entry, as cudaEventRecord does at call time.
  */
 void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
 		 struct asc_entry *e, struct asc_release *rel)
@@ -255,6 +283,9 @@ void asc_enqueue(struct asc_timeline *tl, struct asc_queue *q,
 		e->event = NULL;
 		break;
 	case ACCEL_OP_HOST_WAIT:
+		e->event->refs++;
+		waiter_add(e);
+		break;
 	case ACCEL_OP_HOST_SIGNAL:
 		e->event->refs++;
 		break;
@@ -367,6 +398,8 @@ struct asc_entry *asc_retire_head(struct asc_timeline *tl, struct asc_queue *q,
 		put_region(e->src, rel);
 	if (e->desc.op == ACCEL_OP_STREAM_WAIT)
 		asc_point_put(&e->wait, rel);
+	if (e->desc.op == ACCEL_OP_HOST_WAIT)
+		waiter_del(e);
 	if (ev) {
 		if (e->desc.op == ACCEL_OP_EVENT_RECORD &&
 		    (ev->flags & ACCEL_EVENT_TIMING) &&

@@ -13,6 +13,8 @@
 
 #include "asc_types.h"
 
+struct asc_entry;
+
 /**
  * struct asc_timeline - a stream's 64-bit timeline
  * @submitted: sequence number of the last submitted descriptor (first is 1).
@@ -82,6 +84,9 @@ struct asc_region {
  * @value: user events: the counter.
  * @error: user events: -EIO once signalled with %ACCEL_SIGNAL_ERROR.
  * @dead: the handle is gone; the shell frees the event when @refs is 0.
+ * @waits: user events: the queued HOST_WAIT entries naming it, linked
+ *	through their &asc_entry.waiter, newest first; asc_event_destroy()
+ *	refuses while one of them is not satisfied.
  */
 struct asc_event {
 	u32 flags;
@@ -91,6 +96,17 @@ struct asc_event {
 	u64 value;
 	s32 error;
 	bool dead;
+	struct asc_entry *waits;
+};
+
+/**
+ * struct asc_waiter - a queued HOST_WAIT's place on its event's @waits
+ * @prev: the next newer HOST_WAIT on the event, NULL for the newest.
+ * @next: the next older one, NULL for the oldest.
+ */
+struct asc_waiter {
+	struct asc_entry *prev;
+	struct asc_entry *next;
 };
 
 /**
@@ -102,6 +118,9 @@ struct asc_event {
  * @src: COPY, COPY_2D: source region.
  * @event: EVENT_RECORD, HOST_WAIT, HOST_SIGNAL: the event.
  * @wait: STREAM_WAIT: the point captured at submission.
+ * @waiter: HOST_WAIT, once queued: its links on @event's &asc_event.waits
+ *	(shares @wait's room: an entry is one op or the other, and the entry
+ *	stays 128 bytes).
  * @batch: the submission it came in, NULL for an entry of its own.
  *
  * asc_batch_init() sets every member one by one: a new member is
@@ -114,7 +133,10 @@ struct asc_entry {
 	struct asc_region *dst;
 	struct asc_region *src;
 	struct asc_event *event;
-	struct asc_point wait;
+	union {
+		struct asc_point wait;
+		struct asc_waiter waiter;
+	};
 	struct asc_batch *batch;
 };
 
@@ -303,6 +325,7 @@ void asc_event_init(struct asc_event *ev, u32 flags);
 int asc_event_state(const struct asc_event *ev, int *error);
 bool asc_event_signal(struct asc_event *ev, u64 value, bool error);
 void asc_event_kill(struct asc_event *ev, struct asc_release *rel);
+int asc_event_destroy(struct asc_event *ev, struct asc_release *rel);
 int asc_event_elapsed(const struct asc_event *start, const struct asc_event *end,
 		      s64 *elapsed_ns);
 bool asc_event_put(struct asc_event *ev);

@@ -26,6 +26,7 @@ void asc_event_init(struct asc_event *ev, u32 flags)
 	ev->value = 0;
 	ev->error = 0;
 	ev->dead = false;
+	ev->waits = NULL;
 }
 
 /**
@@ -86,6 +87,38 @@ void asc_event_kill(struct asc_event *ev, struct asc_release *rel)
 {
 	ev->dead = true;
 	asc_point_put(&ev->point, rel);
+}
+
+/**
+ * asc_event_destroy() - %ACCEL_IOC_EVENT_DESTROY on a resolved event
+ * @ev: the event, live.
+ * @rel: where its point's timeline, and the event itself when nothing
+ *	references it, are reported.
+ *
+ * A user event's counter is raised only by its handle (a signal) or by a
+ * HOST_SIGNAL already queued, which may never run (its stream can fail
+ * first, or wait behind the very wait it would release). So the destroy
+ * is refused while a queued HOST_WAIT on the event is not satisfied: once
+ * the handle is gone, nothing could be sure to release that stream. A
+ * satisfied wait, or one on an event signalled with an error (it fails),
+ * does not hold the destroy back. The cost is a walk of the event's own
+ * queued waits; plain events have none (a STREAM_WAIT holds the point it
+ * captured, never the event).
+ *
+ * Return: 0, the event is dead (asc_event_kill()); -EBUSY, nothing
+ * changed.
+ */
+int asc_event_destroy(struct asc_event *ev, struct asc_release *rel)
+{
+	const struct asc_entry *e;
+
+	for (e = ev->waits; e; e = e->waiter.next)
+		if (!asc_entry_ready(e))
+			return -EBUSY;
+	asc_event_kill(ev, rel);
+	if (!ev->refs && rel->nevent < 1)
+		rel->event[rel->nevent++] = ev;
+	return 0;
 }
 
 /**

@@ -17,6 +17,9 @@
  * lock under another's: an exported point done in one context reaches the
  * contexts that imported it through a work item (as_import.work) that
  * takes the importer's lock on its own.
+ * The core state under as_ctx.lock includes each user event's list of
+ * queued HOST_WAITs (asc_event.waits), walked by the destroy ioctl and
+ * changed by submission and retirement, all under it: no lock of its own.
  * No sleeping call is made under as_ctx.lock: pinning, unpinning, page
  * allocation, mm accounting and copy_{from,to}_user happen outside it.
  * The soft engine's inline path (a submitter running its stream's queue)

@@ -72,7 +72,8 @@ err_free_event:
  * @arg: user pointer to &struct accel_handle.
  *
  * The handle dies at once; queued descriptors naming the event keep it
- * until they retire (cudaEventDestroy).
+ * until they retire (cudaEventDestroy). The core refuses (-EBUSY) while
+ * a stream's queued HOST_WAIT on the event is not satisfied.
  *
  * Context: process context of the opener.
  * Return: 0 or a negative errno as documented in the uapi header.
@@ -83,6 +84,7 @@ int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 	struct accel_handle req;
 	struct as_event_obj *ev;
 	struct as_freelist fl;
+	int ret;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -96,11 +98,13 @@ int as_event_destroy_ioctl(struct as_ctx *ctx, void __user *arg)
 		spin_unlock(&ctx->lock);
 		return -ENOENT;
 	}
+	ret = asc_event_destroy(&ev->core, &rel);
+	if (ret) {
+		spin_unlock(&ctx->lock);
+		return ret;
+	}
 	xa_erase(&ctx->handles, req.handle);
 	ctx->nevents--;
-	asc_event_kill(&ev->core, &rel);
-	if (!ev->core.refs)
-		rel.event[rel.nevent++] = &ev->core;
 	as_collect_locked(ctx, &rel, &fl);
 	spin_unlock(&ctx->lock);
 

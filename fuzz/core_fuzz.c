@@ -20,6 +20,9 @@
  *  - completed <= submitted; completed only grows; queue counts match;
  *  - in-flight counts and reference counts never underflow;
  *  - a reported object really has no references left, and is reported once;
+ *  - an event's destroy is refused (-EBUSY, nothing changed) exactly while
+ *    a queued HOST_WAIT on it is not satisfied, and its list of queued
+ *    HOST_WAITs is exactly those of every queue;
  *  - an export captures a pending point or says how a done one ended; an
  *    imported event's timeline is retired once, and freed when its last
  *    reference goes;
@@ -216,18 +219,63 @@ static void step_new_event(struct in *in)
 	n_alloced++;
 }
 
+/*
+ * Does a queued HOST_WAIT on @e wait for a value it has not reached? The
+ * oracle walks every queue (the core walks the event's own list); it also
+ * checks that list holds exactly the queued HOST_WAITs naming @e.
+ */
+static bool unsatisfied_wait_on(const struct asc_event *e)
+{
+	const struct asc_entry *x, *w;
+	bool busy = false;
+	u32 queued = 0, listed = 0;
+	int k;
+
+	for (k = 0; k < NSTR; k++) {
+		if (!st[k])
+			continue;
+		for (x = st[k]->q.head; x; x = x->next) {
+			if (x->desc.op != ACCEL_OP_HOST_WAIT || x->event != e)
+				continue;
+			queued++;
+			for (w = e->waits; w && w != x; w = w->waiter.next)
+				;
+			CHECK(w == x);
+			if (!asc_entry_ready(x))
+				busy = true;
+		}
+	}
+	for (w = e->waits; w; w = w->waiter.next) {
+		CHECK(w->event == e && w->desc.op == ACCEL_OP_HOST_WAIT);
+		CHECK(!w->waiter.next || w->waiter.next->waiter.prev == w);
+		listed++;
+	}
+	CHECK(listed == queued);
+	return busy;
+}
+
+/* ACCEL_IOC_EVENT_DESTROY: refused exactly while a wait could hang. */
 static void step_kill_event(struct in *in)
 {
 	struct asc_release rel = { 0 };
-	int i = rd8(in) % NEV;
+	int i = rd8(in) % NEV, ret;
+	u32 refs;
+	bool busy;
 
 	if (!ev[i] || !ev_live[i])
 		return;
+	busy = unsatisfied_wait_on(ev[i]);
+	refs = ev[i]->refs;
+	ret = asc_event_destroy(ev[i], &rel);
+	CHECK(ret == (busy ? -EBUSY : 0));
+	if (ret) {
+		CHECK(!ev[i]->dead && ev[i]->refs == refs);
+		CHECK(!rel.ntl && !rel.nevent);
+		return;
+	}
 	ev_live[i] = false;
-	asc_event_kill(ev[i], &rel);
 	CHECK(ev[i]->dead && !ev[i]->point.tl);
-	if (!ev[i]->refs)
-		rel.event[rel.nevent++] = ev[i];
+	CHECK(rel.nevent == (refs ? 0u : 1u));
 	collect(&rel);
 }
 

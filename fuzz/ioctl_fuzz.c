@@ -180,7 +180,7 @@ static const uint64_t allowed[C_NR] = {
 	[C_SUBMIT] = E(ENOENT) | E(EINVAL) | E(EPERM) | E(EAGAIN) | E(EIO) |
 		     E(ENOMEM) | E(ENXIO),
 	[C_ECREATE] = E(EINVAL) | E(ENOSPC) | E(ENOMEM),
-	[C_EDESTROY] = E(ENOENT) | E(EINVAL),
+	[C_EDESTROY] = E(ENOENT) | E(EINVAL) | E(EBUSY),
 	[C_ERECORD] = E(ENOENT) | E(EINVAL) | E(EPERM) | E(EAGAIN) | E(EIO) |
 		      E(ENOMEM),
 	[C_EQUERY] = E(ENOENT) | E(EINVAL),

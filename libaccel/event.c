@@ -179,6 +179,9 @@ int accel_event_destroy(accel_event_t event)
 	ret = accel_kevent_destroy(ev->child.ctx, ev->kevent);
 	if (!ret && !accel_obj_kill(&ev->child.obj))
 		accel_child_unlink(&ev->child);
+	else if (ret == -EBUSY)
+		accel_set_error("host event %#llx: a stream waits (accel_stream_wait_value()) for a value the event has not reached; signal it, or destroy the context, first",
+				(unsigned long long)ev->child.handle);
 	event_put(ev);
 	return ret;
 }

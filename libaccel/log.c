@@ -121,7 +121,7 @@ const char *accel_strerror(int err)
 	case ENOMEM:	return "Out of memory, or past a pinning limit";
 	case EACCES:	return "Permission denied (context opened by another process)";
 	case EFAULT:	return "Bad address (range not mapped, or not writable)";
-	case EBUSY:	return "Busy (queued work names the buffer)";
+	case EBUSY:	return "Busy (queued work names the buffer, or waits on the event)";
 	case EEXIST:	return "Already registered (range overlaps a region)";
 	case ENODEV:	return "No device (transport or backend unavailable)";
 	case EINVAL:	return "Invalid argument";

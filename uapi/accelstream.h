@@ -277,8 +277,14 @@ struct accel_stream_create {
  *
  * Used by %ACCEL_IOC_STREAM_DESTROY and %ACCEL_IOC_EVENT_DESTROY. A
  * destroyed stream's handle dies at once; its queued work still runs, then
- * its resources go (cudaStreamDestroy). Errors: ``-ENOENT`` unknown
- * handle; ``-EINVAL`` nonzero pad.
+ * its resources go (cudaStreamDestroy). A user event is not destroyed
+ * while a queued %ACCEL_OP_HOST_WAIT on it waits for a value above its
+ * counter: once the handle is gone nothing could be sure to raise it (a
+ * queued %ACCEL_OP_HOST_SIGNAL may never run), and the waiting stream
+ * would be blocked until close. Errors: ``-ENOENT`` unknown handle;
+ * ``-EINVAL`` nonzero pad; ``-EBUSY`` (EVENT_DESTROY) such a wait is
+ * queued, on any stream of the context: nothing changed, the event and
+ * its handle are as they were (signal it first).
  */
 struct accel_handle {
 	__u32 handle;
@@ -340,7 +346,8 @@ struct accel_stream_sync {
  *	point @event holds at submission time completes
  *	(cudaStreamWaitEvent). A never-recorded event waits for nothing.
  * @ACCEL_OP_HOST_WAIT: wait until user event @event reaches @value
- *	(cuStreamWaitValue64 with GEQ).
+ *	(cuStreamWaitValue64 with GEQ). While it waits, destroying @event
+ *	fails with ``-EBUSY``.
  * @ACCEL_OP_HOST_SIGNAL: raise user event @event to @value
  *	(cuStreamWriteValue64), never lowering it.
  * @ACCEL_OP_MEMSET: fill @length bytes of (@dst, @dst_offset) with

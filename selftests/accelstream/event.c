@@ -456,6 +456,79 @@ TEST_F(event, wait_user_values)
 	}
 }
 
+/*
+ * EVENT_DESTROY of a user event that a queued HOST_WAIT waits on, for a
+ * value above its counter: -EBUSY, nothing changed, even with a
+ * HOST_SIGNAL queued that would reach it; once the value is reached the
+ * stream drains and the destroy succeeds.
+ */
+TEST_F(event, destroy_busy_while_waited)
+{
+	struct accel_event_query eq;
+	struct accel_stream_query q;
+	struct gate g;
+	uint32_t u, s;
+
+	REQUIRE_CAP(ACCEL_CAP_USER_EVENTS);
+	ASSERT_EQ(0, accel_event(self->fd, ACCEL_EVENT_USER, &u));
+	ASSERT_EQ(0, accel_stream(self->fd, 0, 0, &s));
+	ASSERT_EQ(0, accel_submit1(self->fd, s, d_host_wait(u, 2), NULL));
+	ASSERT_EQ(0, accel_submit1(self->fd, s, d_nop(), NULL));
+	EXPECT_EQ(-EBUSY, accel_event_destroy(self->fd, u));
+
+	/* Unchanged: the handle answers, the counter is 0, s still waits. */
+	ASSERT_EQ(0, accel_event_query(self->fd, u, &eq));
+	EXPECT_EQ((uint32_t)ACCEL_EVENT_STATE_PENDING, eq.state);
+	EXPECT_EQ(0ULL, eq.value);
+	ASSERT_EQ(0, accel_query(self->fd, s, &q));
+	EXPECT_EQ(2ULL, q.submitted);
+	EXPECT_EQ(0ULL, q.completed);
+	EXPECT_EQ(2u, q.queued);
+	EXPECT_EQ(0, q.error);
+	EXPECT_EQ(-ETIME, accel_sync(self->fd, s, 0, 0));
+
+	/* Below the value, or with a signal queued behind a gate: refused. */
+	ASSERT_EQ(0, accel_signal(self->fd, u, 0, 1));
+	EXPECT_EQ(-EBUSY, accel_event_destroy(self->fd, u));
+	ASSERT_EQ(0, gate_init(self->fd, &g));
+	ASSERT_EQ(0, accel_submit1(self->fd, g.stream, d_host_signal(u, 2), NULL));
+	EXPECT_EQ(-EBUSY, accel_event_destroy(self->fd, u));
+	ASSERT_EQ(0, accel_query(self->fd, s, &q));
+	EXPECT_EQ(0ULL, q.completed);
+	EXPECT_EQ(2u, q.queued);
+
+	/* The signal runs: the wait completes, s drains, the destroy goes. */
+	ASSERT_EQ(0, gate_open(self->fd, &g));
+	EXPECT_EQ(0, accel_drain(self->fd, s));
+	EXPECT_EQ(0, accel_drain(self->fd, g.stream));
+	ASSERT_EQ(0, accel_event_query(self->fd, u, &eq));
+	EXPECT_EQ(2ULL, eq.value);
+	EXPECT_EQ(0, accel_event_destroy(self->fd, u));
+	EXPECT_EQ(-ENOENT, accel_event_destroy(self->fd, u));
+	EXPECT_EQ(-ENOENT, accel_signal(self->fd, u, 0, 3));
+}
+
+/* A HOST_WAIT already satisfied, or on a failed event, does not refuse. */
+TEST_F(event, destroy_satisfied_wait)
+{
+	struct gate g;
+	uint32_t u, bad;
+
+	REQUIRE_CAP(ACCEL_CAP_USER_EVENTS);
+	ASSERT_EQ(0, accel_event(self->fd, ACCEL_EVENT_USER, &u));
+	ASSERT_EQ(0, accel_event(self->fd, ACCEL_EVENT_USER, &bad));
+	ASSERT_EQ(0, accel_signal(self->fd, u, 0, 4));
+	ASSERT_EQ(0, gate_init(self->fd, &g));
+	ASSERT_EQ(0, accel_submit1(self->fd, g.stream, d_host_wait(u, 4), NULL));
+	ASSERT_EQ(0, accel_submit1(self->fd, g.stream, d_host_wait(bad, 1), NULL));
+	EXPECT_EQ(0, accel_event_destroy(self->fd, u));
+	EXPECT_EQ(-EBUSY, accel_event_destroy(self->fd, bad));
+	ASSERT_EQ(0, accel_signal(self->fd, bad, ACCEL_SIGNAL_ERROR, 0));
+	EXPECT_EQ(0, accel_event_destroy(self->fd, bad));
+	ASSERT_EQ(0, gate_open(self->fd, &g));
+	EXPECT_EQ(-EIO, accel_drain(self->fd, g.stream));
+}
+
 TEST_F(event, wait_errors)
 {
 	struct accel_wait_entry ent[2] = { 0 };

@@ -357,6 +357,94 @@ TEST(user_events_gate)
 	EXPECT_EQ(&u, rel.event[0]);
 }
 
+/*
+ * asc_event_destroy(): refused while a queued HOST_WAIT is not satisfied,
+ * whatever HOST_SIGNAL is queued; nothing changes when refused; the
+ * waits list follows enqueue and retirement in any order.
+ */
+TEST(user_event_destroy_busy)
+{
+	struct asc_timeline t1 = { 0 }, t2 = { 0 };
+	struct asc_queue q1 = { 0 }, q2 = { 0 };
+	struct asc_release rel = { 0 };
+	struct asc_event u, p;
+	struct asc_entry w1, w2, w3, sig;
+
+	asc_event_init(&u, ACCEL_EVENT_USER);
+	EXPECT_EQ(NULL, u.waits);
+	EXPECT_EQ(0, asc_event_destroy(&u, &rel));	/* nothing waits */
+	EXPECT_TRUE(u.dead);
+	ASSERT_EQ(1, rel.nevent);			/* and nothing names it */
+	EXPECT_EQ(&u, rel.event[0]);
+
+	memset(&rel, 0, sizeof(rel));
+	asc_event_init(&u, ACCEL_EVENT_USER);
+	w1 = mk_ev(ACCEL_OP_HOST_WAIT, &u, 1);
+	w2 = mk_ev(ACCEL_OP_HOST_WAIT, &u, 3);
+	w3 = mk_ev(ACCEL_OP_HOST_WAIT, &u, 0);		/* 0: satisfied at once */
+	sig = mk_ev(ACCEL_OP_HOST_SIGNAL, &u, 3);
+	asc_enqueue(&t1, &q1, &w1, &rel);
+	asc_enqueue(&t2, &q2, &w2, &rel);
+	asc_enqueue(&t2, &q2, &w3, &rel);
+	asc_enqueue(&t1, &q1, &sig, &rel);		/* behind w1: could run */
+	EXPECT_EQ(&w3, u.waits);
+	EXPECT_EQ(4, u.refs);
+	EXPECT_EQ(-EBUSY, asc_event_destroy(&u, &rel));
+	EXPECT_FALSE(u.dead);
+	EXPECT_EQ(4, u.refs);
+	EXPECT_EQ(0, rel.nevent);
+	EXPECT_EQ(0, rel.ntl);
+
+	/* w1 satisfied, w2 not: still refused. */
+	EXPECT_TRUE(asc_event_signal(&u, 1, false));
+	EXPECT_EQ(-EBUSY, asc_event_destroy(&u, &rel));
+	/* w1 retires first (another stream than w2's): unlinked. */
+	asc_retire_head(&t1, &q1, 0, 1, &rel);
+	EXPECT_EQ(&w3, u.waits);
+	EXPECT_EQ(&w2, w3.waiter.next);
+	EXPECT_EQ(NULL, w2.waiter.next);
+	EXPECT_EQ(-EBUSY, asc_event_destroy(&u, &rel));
+	/* The queued signal runs: every queued wait is satisfied. */
+	asc_entry_execute(&sig);
+	asc_retire_head(&t1, &q1, 0, 2, &rel);
+	EXPECT_EQ(3, u.value);
+	EXPECT_EQ(0, asc_event_destroy(&u, &rel));
+	EXPECT_TRUE(u.dead);
+	EXPECT_EQ(0, rel.nevent);			/* w2, w3 name it */
+	asc_retire_head(&t2, &q2, 0, 3, &rel);
+	EXPECT_EQ(&w3, u.waits);
+	EXPECT_EQ(NULL, w3.waiter.prev);
+	asc_retire_head(&t2, &q2, 0, 4, &rel);
+	EXPECT_EQ(NULL, u.waits);
+	ASSERT_EQ(1, rel.nevent);
+	EXPECT_EQ(&u, rel.event[0]);
+
+	/* A failed event fails its waiters: they hold nothing back. */
+	memset(&rel, 0, sizeof(rel));
+	asc_event_init(&u, ACCEL_EVENT_USER);
+	w1 = mk_ev(ACCEL_OP_HOST_WAIT, &u, 9);
+	asc_enqueue(&t1, &q1, &w1, &rel);
+	EXPECT_EQ(-EBUSY, asc_event_destroy(&u, &rel));
+	EXPECT_TRUE(asc_event_signal(&u, 0, true));
+	EXPECT_EQ(0, asc_event_destroy(&u, &rel));
+	asc_retire_head(&t1, &q1, -EIO, 5, &rel);
+	EXPECT_EQ(NULL, u.waits);
+	ASSERT_EQ(1, rel.nevent);
+
+	/* A plain event: a STREAM_WAIT holds its point, never the event. */
+	memset(&rel, 0, sizeof(rel));
+	asc_event_init(&p, 0);
+	w1 = mk_ev(ACCEL_OP_EVENT_RECORD, &p, 0);
+	w2 = mk_ev(ACCEL_OP_STREAM_WAIT, &p, 0);
+	asc_enqueue(&t1, &q1, &w1, &rel);
+	asc_enqueue(&t2, &q2, &w2, &rel);
+	EXPECT_EQ(NULL, p.waits);
+	EXPECT_EQ(0, asc_event_destroy(&p, &rel));
+	EXPECT_EQ(&t1, w2.wait.tl);
+	asc_retire_head(&t1, &q1, 0, 6, &rel);
+	asc_retire_head(&t2, &q2, 0, 7, &rel);
+}
+
 TEST(user_event_error_fails_waiters)
 {
 	struct asc_event u;

@@ -72,7 +72,12 @@ int accel_event_create(accel_context *ctx, unsigned int flags,
  * @event: the event
  *
  * The handle becomes stale; queued records and waits naming the @event still
- * complete.
+ * complete. A host event is not destroyed while a stream's queued
+ * accel_stream_wait_value() waits for a value above its counter: nothing
+ * could be sure to raise it once the handle is gone (a queued
+ * accel_stream_write_value() may never run), and the stream would be
+ * blocked for good. Signal it first; accel_context_destroy() destroys it
+ * whatever waits on it.
  *
  * CUDA / AscendCL: cudaEventDestroy, aclrtDestroyEvent
  *
@@ -80,6 +85,9 @@ int accel_event_create(accel_context *ctx, unsigned int flags,
  *
  * * %-ENOENT - @event is stale or unknown
  * * %-EINVAL - not an event handle
+ * * %-EBUSY - @event is a host event and a stream's queued
+ *   accel_stream_wait_value() waits for a value above its counter; the call
+ *   changed nothing
  * * %-EACCES - the context was created by another process (a child after
  *   fork() using its parent's context); the call changed nothing
  */
@@ -298,7 +306,9 @@ int accel_event_signal(accel_event_t event, uint64_t value,
  * lower @value changes nothing); with ACCEL_EVENT_SIGNAL_ERROR the @event
  * fails: streams waiting on it fail with -EIO (sticky), host waits return
  * -EIO. accel_stream_wait_value() makes later work on @stream wait until the
- * counter reaches @value (@flags must be 0): a deterministic gate.
+ * counter reaches @value (@flags must be 0): a deterministic gate. While
+ * the wait is queued and the counter is below @value, accel_event_destroy()
+ * of @event fails with -EBUSY, a write queued on a stream notwithstanding.
  *
  * CUDA / AscendCL: cuStreamWriteValue64 / cuStreamWaitValue64
  *

@@ -48,13 +48,11 @@ int ip_event_destroy(struct ip_ctx *c, void *arg)
 		ret = -ENOENT;
 		goto out;
 	}
+	ret = asc_event_destroy(&ev->core, &rel);
+	if (ret)
+		goto out;
 	ip_idr_remove(&c->events, h->handle);
-	asc_event_kill(&ev->core, &rel);
 	ip_process_release(c, &rel);
-	if (!ev->core.refs) {
-		node_del(&ev->node);
-		free(ev);
-	}
 out:
 	pthread_mutex_unlock(&c->lock);
 	return ret;
