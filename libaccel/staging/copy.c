@@ -606,7 +606,7 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	uint64_t drains[STAGING_MAX_CHUNKS] = { 0 };
 	struct accel_staging *p;
 	size_t done = 0, len;
-	bool behind = false, parallel = false, finish;
+	bool behind = false, parallel = false, finish = false;
 	int ret = 0;
 
 	ret = stage_pool_get(ctx, &p);
@@ -621,8 +621,22 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	 * ring and d2h_direct_locked() do it themselves; where neither can
 	 * (one chunk, all chunks taken), the pieces below are waited for.
 	 */
-	finish = dst->pageable && !src->pageable && !accel_in_host_fn() &&
-		 stage_stream_idle_locked(p, kstream);
+	if (dst->pageable && !src->pageable) {
+		struct accel_stream_query q;
+
+		/*
+		 * A failed stream fails the call before any staging (no
+		 * chunk pinned for it, nothing changed): -EIO, as its
+		 * submit would.
+		 */
+		if (!accel_kstream_query(ctx, kstream, &q)) {
+			if (q.error) {
+				pthread_mutex_unlock(&p->lock);
+				return accel_failed_errno(q.error);
+			}
+			finish = !accel_in_host_fn() && !q.queued;
+		}
+	}
 	if (p->stopping) {
 		ret = -ENOENT;
 	} else if (bytes <= p->ring.max) {

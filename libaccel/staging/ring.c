@@ -67,6 +67,26 @@ static int ring_make_locked(struct accel_staging *p)
 	return 0;
 }
 
+/*
+ * The call that pinned the ring failed before a slot was queued (its
+ * stream failed, or its queue is full): unpin it again, so that the
+ * failed call leaves nothing pinned or charged (libaccel(7): a call that
+ * fails changes nothing). The next small copy pins it anew.
+ */
+static void ring_unmake_locked(struct accel_staging *p)
+{
+	struct stage_ring *g = &p->ring;
+
+	accel_bounce_release(p->ctx, g->r.handle, (void *)g->r.base,
+			     g->r.map_len);
+	__atomic_sub_fetch(&p->pinned, g->r.map_len, __ATOMIC_RELAXED);
+	free(g->slot);
+	g->slot = NULL;
+	memset(&g->r, 0, sizeof(g->r));
+	g->first = g->n = 0;
+	g->head = 0;
+}
+
 /* Whether the copy that read @s has retired; @q caches one stream's answer. */
 static bool slot_retired_locked(struct accel_staging *p,
 				const struct stage_slot *s,
@@ -260,6 +280,7 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 	struct accel_desc d;
 	unsigned int idx;
 	size_t off = 0;
+	bool made;
 	int ret;
 
 	if (len > g->max || g->failed)
@@ -276,6 +297,7 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 		if (ret || npatch)
 			return ret ? ret : 1;
 	}
+	made = !g->r.base;
 	ret = ring_take_locked(p, len, &off);
 	if (ret)
 		return ret;
@@ -284,6 +306,8 @@ int stage_ring_copy_locked(struct accel_staging *p, uint32_t kstream,
 	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
 	if (!ret)
 		p->tr.ring++;
+	else if (made && !g->n)
+		ring_unmake_locked(p);
 	return ret;
 }
 
@@ -373,6 +397,7 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	uint64_t waits, t0 = 0, t1 = 0;
 	unsigned int idx;
 	size_t off = 0;
+	bool made;
 	int ret;
 
 	/* A host function does not wait for the device (-EDEADLK's rule). */
@@ -382,6 +407,7 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 	if (!stage_stream_idle_locked(p, kstream))
 		return 1;
 	waits = p->tr.ring_waits;
+	made = !g->r.base;
 	ret = ring_take_locked(p, len, &off);
 	if (ret)
 		return ret;
@@ -390,8 +416,11 @@ int stage_ring_d2h_locked(struct accel_staging *p, uint32_t kstream,
 		return 1;
 	stage_desc_copy(&d, g->r.handle, off, src->handle, src->offset, len);
 	ret = ring_push_locked(p, kstream, &d, off, seq, &idx);
-	if (ret)
+	if (ret) {
+		if (made && !g->n)
+			ring_unmake_locked(p);
 		return ret;
+	}
 	g->slot[idx].reading = true;
 	p->tr.ring_d2h++;
 	pthread_mutex_unlock(&p->lock);

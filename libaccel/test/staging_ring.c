@@ -206,5 +206,54 @@ static int ring_stream_destroyed(void)
 	return T_PASS;
 }
 
+/* Memory this process has locked or pinned (VmLck + VmPin), kB. */
+static long locked_kb(void)
+{
+	long l = t_read_long("/proc/self/status", "VmLck: %ld kB");
+	long p = t_read_long("/proc/self/status", "VmPin: %ld kB");
+
+	return (l > 0 ? l : 0) + (p > 0 ? p : 0);
+}
+
+/*
+ * A small pageable copy that fails (its stream failed: -EIO), H2D or
+ * D2H, as the first staged copy of its context leaves nothing pinned:
+ * the ring it would have used is released again, so VmLck and VmPin are
+ * as before (the ring had stayed pinned and charged to RLIMIT_MEMLOCK).
+ * A healthy stream's copies then take the ring as usual.
+ */
+static int failed_copy_pins_nothing(void)
+{
+	const size_t n = 4 * KB;
+	unsigned char *src, *back, *dev;
+	accel_stream_t s, ok;
+	long before;
+
+	CHECK(t_ctx());
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	src = malloc(n);
+	back = malloc(n);
+	CHECK(src && back);
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
+	CHECK_RET(t_fail_stream(s), -EIO);
+	before = locked_kb();
+	t_fill(src, n, 5);
+	CHECK_RET(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D), -EIO);
+	CHECK(locked_kb() == before);
+	CHECK_RET(accel_memcpy_async(s, back, dev, n, ACCEL_MEMCPY_D2H), -EIO);
+	CHECK(locked_kb() == before);
+	CHECK_OK(accel_stream_create(NULL, 0, 0, &ok));
+	CHECK_OK(accel_memcpy_async(ok, dev, src, n, ACCEL_MEMCPY_H2D));
+	CHECK_OK(accel_memcpy_async(ok, back, dev, n, ACCEL_MEMCPY_D2H));
+	CHECK_OK(accel_stream_synchronize(ok, 60 * T_SEC));
+	CHECK(!memcmp(back, src, n));
+	CHECK_OK(accel_stream_destroy(ok));
+	CHECK_OK(accel_stream_destroy(s));
+	free(src);
+	free(back);
+	return T_PASS;
+}
+
 STAGING_MAIN(T(small_burst_no_waits), T(ring_wraps_in_order),
-	     T(ring_full_behind_gate), T(ring_stream_destroyed))
+	     T(ring_full_behind_gate), T(ring_stream_destroyed),
+	     T(failed_copy_pins_nothing))
