@@ -159,9 +159,12 @@ run "bandwidth, cuda" 480 env BENCH_REPS=${BENCH_REPS:-3} \
 # The pinned and duplex rows again (where the wait's wake-up showed: D2D
 # 1 MiB - 1 GiB, H2D 1 MiB, duplex) with the hybrid wait off, with
 # completion by events, and with no issuer thread (every copy issued by
-# the thread that submits it).
+# the thread that submits it). These comparison passes take each side
+# once (BENCH_ORDER=lib), to keep the run short; the pass above takes
+# turns as A B B A.
 run "bandwidth, cuda, pinned rows, ACCEL_CUDA_HYBRID=0" 300 \
-	env ACCEL_CUDA_HYBRID=0 BENCH_PINNED_ONLY=1 BENCH_REPS=${BENCH_REPS:-3} \
+	env ACCEL_CUDA_HYBRID=0 BENCH_ORDER=lib BENCH_PINNED_ONLY=1 \
+	BENCH_REPS=${BENCH_REPS:-3} \
 	BENCH_BYTES=${BENCH_BYTES:-536870912} \
 	BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 	--csv "$OUT/bandwidth-hybrid-off.csv"
@@ -171,7 +174,8 @@ bandwidth_pass() {
 	tag=$(echo "$2" | tr 'A-Z_=' 'a-z--' |
 	      sed 's/^accel-cuda-//; s/^accel-//')
 	run "bandwidth, cuda, $(echo "$1" | tr 'A-Z' 'a-z') rows, $2" 300 \
-		env "$2" "BENCH_$1_ONLY=1" BENCH_REPS=${BENCH_REPS:-3} \
+		env "$2" "BENCH_$1_ONLY=1" BENCH_ORDER=lib \
+		BENCH_REPS=${BENCH_REPS:-3} \
 		BENCH_BYTES=${BENCH_BYTES:-536870912} \
 		BENCH_MAX=${BENCH_MAX:-1073741824} ./bench/bandwidth \
 		--csv "$OUT/bandwidth-$tag.csv"
