@@ -8,14 +8,18 @@
  * itself, an error in the middle of a batch fails its own stream only
  * (the copies before it landed, those after it did not run), and
  * completions are seen through the host word (cuStreamWriteValue32, the
- * default), not by querying events. Skips, with the reason,
- * without the stand-in (on a GPU: its hooks are not there).
+ * default), not by querying events, and the hybrid wait, over the
+ * stand-in's modelled device time (host words written when the copies
+ * before them end), neither returns early nor spins nor oversleeps.
+ * Skips, with the reason, without the stand-in (on a GPU: its hooks are
+ * not there).
  *
  * "Device" memory of the stand-in is host memory: the tests read it
  * directly.
  */
 #include <sched.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 
 #include "helpers.h"
 
@@ -26,6 +30,8 @@ static long (*f_held)(void);
 static void (*f_fail_dst)(void *p);
 static void (*f_rate)(long ps);
 static int (*f_busy)(void);
+static long (*f_late)(void);
+static long (*f_busy_ns)(void);
 
 /* The stand-in's hooks, once libaccel loaded it; 0, or T_SKIP. */
 static int fake_hooks(void)
@@ -38,8 +44,10 @@ static int fake_hooks(void)
 	f_fail_dst = (void (*)(void *))t_fake_hook("fake_cuda_fail_dst", 0);
 	f_rate = (void (*)(long))t_fake_hook("fake_cuda_rate", 0);
 	f_busy = (int (*)(void))t_fake_hook("fake_cuda_busy", 0);
+	f_late = (long (*)(void))t_fake_hook("fake_cuda_late_writes", 0);
+	f_busy_ns = (long (*)(void))t_fake_hook("fake_cuda_busy_ns", 0);
 	if (!f_count || !f_tcount || !f_hold || !f_held || !f_fail_dst || !f_rate ||
-	    !f_busy) {
+	    !f_busy || !f_late || !f_busy_ns) {
 		printf("# needs the stand-in libcudart (ACCEL_CUDART=.../libfakecudart.so) and its hooks\n");
 		return T_SKIP;
 	}
@@ -71,21 +79,16 @@ static accel_context *ctx_env_default(const char *name, const char *value)
 }
 
 /*
- * ctx_env_default() of the hybrid wait, with completion by events (the
- * stand-in writes a host word at once: its modelled device time shows in
- * its events only), each unless the caller's environment chose.
+ * How many times the calling thread went to sleep (its voluntary context
+ * switches): a count of sleeps, not a time.
  */
-static accel_context *ctx_hybrid_events(void)
+static long thread_sleeps(void)
 {
-	bool ours = !getenv("ACCEL_CUDA_COMPLETION");
-	accel_context *ctx;
+	struct rusage ru;
 
-	if (ours)
-		setenv("ACCEL_CUDA_COMPLETION", "event", 1);
-	ctx = ctx_env_default("ACCEL_CUDA_HYBRID", "1");
-	if (ours)
-		unsetenv("ACCEL_CUDA_COMPLETION");
-	return ctx;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw;
 }
 
 /* No batch call (absent, refused, or switched off): copies one by one. */
@@ -670,48 +673,69 @@ static int completion_by_host_word(void)
 
 /*
  * Waiting for copies the stand-in's device models as taking about 21 ms
- * each (5 ns per byte, 4 MiB): a synchronize never returns before the
- * modelled device is done, whether the waiter sleeps on an estimate or
- * polls, and it does not spin through the copy: a few hundred polls of
- * the device at most, where a waiter spinning for 21 ms polls it tens
- * of thousands of times.
+ * each (5 ns per byte, 4 MiB), with the default completion (the host
+ * word, which the modelled device writes when the copy ends) or the one
+ * the caller chose: a synchronize never returns before the modelled
+ * device is done, whether the waiter sleeps on an estimate or polls, and
+ * it does not spin through the copy: it polls events a few hundred
+ * times at most where it polls them (a waiter spinning for 21 ms polls
+ * tens of thousands of times), and of the waits that began 5 ms or more
+ * before the copy's modelled end (on a busy machine this thread may come
+ * to wait after the copy ended) most went to sleep (the thread's
+ * voluntary context switches; a waiter preempted through a copy need
+ * not) and, with host words, most saw the copy's word written late:
+ * after the call that asked for it returned, when the copy ended.
  */
 static int wait_for_long_copies(void)
 {
 	const size_t n = 4 << 20;
-	long polls = 0, q, syncs;
-	accel_context *ctx;
+	long polls = 0, q, syncs, writes, late, slept, ahead;
+	unsigned int waits = 0, sleepers = 0, lates = 0;
 	unsigned char *h;
 	accel_stream_t s;
 	unsigned int i;
 	int ret;
 	void *d;
 
-	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
-		printf("# host words are written at once by the stand-in: not modelled\n");
-		return T_SKIP;
-	}
-	ctx = ctx_hybrid_events();
-	CHECK(ctx);
+	CHECK(t_ctx());
 	ret = fake_copy_setup(n, &s, &h, &d);
 	if (ret != T_PASS)
 		return ret;
 	t_fill(h, n, 7);
 	syncs = f_count("cudaEventSynchronize");
+	writes = f_count("cuStreamWriteValue32");
 	f_rate(5000);
 	for (i = 0; i < 6; i++) {
 		q = f_count("cudaEventQuery");
+		late = f_late();
 		CHECK_OK(accel_memcpy_async(s, d, h, n, ACCEL_MEMCPY_H2D));
+		ahead = f_busy_ns();
+		slept = thread_sleeps();
 		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
+		slept = thread_sleeps() - slept;
+		late = f_late() - late;
 		CHECK(!f_busy());
 		q = f_count("cudaEventQuery") - q;
-		printf("# copy %u: %ld polls\n", i, q);
+		printf("# copy %u: waited from %ld us before its end, %ld event polls, %ld host words written late, the waiter slept %ld times\n",
+		       i, ahead / 1000, q, late, slept);
 		polls = q > polls ? q : polls;
+		/* Else this thread came late: little or nothing to wait for. */
+		if (ahead >= 5000000) {
+			waits++;
+			sleepers += slept >= 1;
+			/* Its word: written when the copy ended, not at the call. */
+			lates += late >= 1;
+		}
 	}
 	f_rate(0);
-	printf("# blocking waits on an event (cudaEventSynchronize): %ld\n",
+	printf("# completion by %s; blocking waits on an event (cudaEventSynchronize): %ld\n",
+	       f_count("cuStreamWriteValue32") > writes ? "host words" : "events",
 	       f_count("cudaEventSynchronize") - syncs);
+	printf("# of %u waits that began 5 ms or more before the end: %u slept, %u saw their word written late\n",
+	       waits, sleepers, lates);
 	CHECK(polls < 2000);
+	CHECK(sleepers * 2 > waits);
+	CHECK(f_count("cuStreamWriteValue32") == writes || lates * 2 > waits);
 	CHECK(t_check_fill(d, n, 7));
 	return T_PASS;
 }
@@ -719,33 +743,34 @@ static int wait_for_long_copies(void)
 /*
  * The hybrid wait with a rate that is wrong and too slow: the stand-in's
  * device is modelled at 240 ns per byte while the waiter learns (two
- * 1 MiB copies alone), then a 1 MiB copy on one stream is modelled to
- * take 420 ms and, issued right after it, a 4 MiB copy on another at 2.5
- * ns per byte (10.5 ms; the learnt rate is 96 times too slow for it). Its
- * estimate is 1 s: a waiter sleeping half the estimate would return after
- * the other stream's copy ended; bounded (a sleep is at most an eighth of
- * the time since the range was issued, cx_hybrid_next()), it returns with
- * that copy still running on the modelled device, and never before its
- * own copy is done. The margins are wide (hundreds of ms) so that a busy
- * machine does not decide the outcome.
+ * 1 MiB copies alone), then a 4 MiB copy on one stream is modelled to
+ * take 200 ms and, issued right after it, a 4 MiB copy on another at 2.5
+ * ns per byte (10.5 ms; the learnt rate is 96 times too slow for it).
+ * Both are estimated at 1 s (the first pending range's estimate is what
+ * the waiter goes by): a waiter sleeping towards half the estimate would
+ * return after the other stream's copy ended; bounded (a sleep is at
+ * most an eighth of the time since the range was issued,
+ * cx_hybrid_next()), it returns with that copy still running on the
+ * modelled device, and never before its own copy is done: with host
+ * words (the default), what ended the wait is the stream's word, written
+ * when that copy ended (the estimate is far ahead: no event is asked).
+ * The margins are wide (hundreds of ms) so that a busy machine does not
+ * decide the outcome.
  */
 static int hybrid_wrong_slow_rate_bounded(void)
 {
+	long writes, late;
 	accel_stream_t s1, s2;
 	unsigned char *h;
 	unsigned int i;
 	bool busy;
 	char *d;
 
-	if (env_is("ACCEL_CUDA_COMPLETION", "word")) {
-		printf("# host words are written at once by the stand-in: not modelled\n");
-		return T_SKIP;
-	}
 	if (env_is("ACCEL_CUDA_HYBRID", "0")) {
 		printf("# ACCEL_CUDA_HYBRID=0: no hybrid wait\n");
 		return T_SKIP;
 	}
-	CHECK(ctx_hybrid_events());
+	CHECK(t_ctx());
 	if (fake_hooks())
 		return T_SKIP;
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s1));
@@ -766,27 +791,32 @@ static int hybrid_wrong_slow_rate_bounded(void)
 		CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
 		CHECK(!f_busy());
 	}
-	f_rate(400000);
-	CHECK_OK(accel_memcpy_async(s2, d + (4 << 20), h, 1 << 20,
+	f_rate(48000);
+	CHECK_OK(accel_memcpy_async(s2, d + (4 << 20), h, 4 << 20,
 				    ACCEL_MEMCPY_H2D));
 	/* On the modelled device (issued by this thread: at once). */
 	for (i = 0; i < 100000000U && !f_busy(); i++)
 		sched_yield();
 	CHECK(f_busy());
 	f_rate(2500);
+	writes = f_count("cuStreamWriteValue32");
+	late = f_late();
 	CHECK_OK(accel_memcpy_async(s1, d, h, 4 << 20, ACCEL_MEMCPY_H2D));
 	CHECK_OK(accel_stream_synchronize(s1, 60 * T_SEC));
+	/* What the device wrote by now: s1's words (s2's is due at its end). */
+	late = f_late() - late;
 	/* Not late: the other one is not done (asked first: checking is slow). */
 	busy = f_busy();
-	printf("# 4 MiB copy waited for, 420 ms copy beside it still running: %s\n",
-	       busy ? "yes" : "no");
+	printf("# 4 MiB copy waited for, 200 ms copy beside it still running: %s; %ld host words written late\n",
+	       busy ? "yes" : "no", late);
 	CHECK(busy);
-	/* Not early: its copy is done. */
+	/* Not early: its copy is done; with host words, its word said so. */
+	CHECK(f_count("cuStreamWriteValue32") == writes || late >= 1);
 	CHECK(t_check_fill(d, 4 << 20, 9));
 	CHECK_OK(accel_stream_synchronize(s2, 60 * T_SEC));
 	CHECK(!f_busy());
 	f_rate(0);
-	CHECK(t_check_fill(d + (4 << 20), 1 << 20, 9));
+	CHECK(t_check_fill(d + (4 << 20), 4 << 20, 9));
 	return T_PASS;
 }
 

@@ -5,10 +5,12 @@
  * and friends), the gate every copy call passes (fake_cuda_hold(),
  * fake_cuda_fail_dst(), fake_cuda_fail_nth()), the one cudaSetDevice
  * passes (fake_cuda_hold_threads()) and the modelled device
- * (fake_cuda_rate(), fake_cuda_busy(), FAKE_CUDA_RATE_PS, FAKE_CUDA_LINK,
- * FAKE_CUDA_NO_DATA).
+ * (fake_cuda_rate(), fake_cuda_busy(), fake_cuda_busy_ns(),
+ * FAKE_CUDA_RATE_PS, FAKE_CUDA_LINK, FAKE_CUDA_NO_DATA), with its host
+ * word writes in stream order (fake_cuda_late_writes()).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +236,21 @@ void fake_cuda_rate(long ps)
 int fake_cuda_busy(void);
 int fake_cuda_busy(void)
 {
-	return __atomic_load_n(&busy_max, __ATOMIC_ACQUIRE) > fake_mono_ns();
+	uint64_t now = fake_mono_ns();
+
+	/* Idle: every host word written too, as a test that asks expects. */
+	fake_writes_flush(now);
+	return __atomic_load_n(&busy_max, __ATOMIC_ACQUIRE) > now;
+}
+
+/* How long, in ns, until no stream's modelled work is running (0: idle). */
+long fake_cuda_busy_ns(void);
+long fake_cuda_busy_ns(void)
+{
+	uint64_t end = __atomic_load_n(&busy_max, __ATOMIC_ACQUIRE);
+	uint64_t now = fake_mono_ns();
+
+	return end > now ? (long)(end - now) : 0;
 }
 
 uint64_t fake_obj_end(const void *o)
@@ -307,4 +323,207 @@ busy:
 	       !__atomic_compare_exchange_n(&busy_max, &max, end, false,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
+}
+
+/*
+ * Host word writes (cuStreamWriteValue32) in stream order: a write takes
+ * effect when the modelled work queued before it on its stream is done,
+ * at the stream's end when it was made (the moment an event recorded
+ * there completes). One due already is made in the call; a later one
+ * waits in the queue, by due time and in call order among equals (so a
+ * stream's writes land in its order: its end never goes back), for the
+ * writer thread, the modelled device writing host memory. A call that
+ * tells the host the device got past a moment (an event seen done,
+ * cudaEventSynchronize, fake_cuda_busy()) first makes the writes due by
+ * then: a write is done before what follows it on its stream.
+ */
+struct fake_write {
+	struct fake_write *next;
+	uint64_t due;
+	uint32_t *addr;
+	uint32_t value;
+};
+
+static pthread_once_t write_once = PTHREAD_ONCE_INIT;
+/* Protects write_head, writer_on and writes_late; a leaf. */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Signalled when a write is queued (the writer and a drain look again). */
+static pthread_cond_t write_cond;
+static struct fake_write *write_head;
+static bool writer_on;
+static long writes_late;
+/* Writes queued: a call finds none without the lock. */
+static long writes_queued;
+
+static void fake_write_cond_init(void)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&write_cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+static void fake_write_prepare(void)
+{
+	pthread_mutex_lock(&write_lock);
+}
+
+static void fake_write_parent(void)
+{
+	pthread_mutex_unlock(&write_lock);
+}
+
+/* The child has no writer (and, as with CUDA, no device to write). */
+static void fake_write_child(void)
+{
+	struct fake_write *w;
+
+	while ((w = write_head)) {
+		write_head = w->next;
+		free(w);
+	}
+	writer_on = false;
+	__atomic_store_n(&writes_queued, 0, __ATOMIC_RELAXED);
+	fake_write_cond_init();
+	pthread_mutex_unlock(&write_lock);
+}
+
+static void fake_write_init(void)
+{
+	fake_write_cond_init();
+	pthread_atfork(fake_write_prepare, fake_write_parent, fake_write_child);
+}
+
+/* Make the queued writes due by @now; under write_lock. */
+static void fake_writes_flush_locked(uint64_t now)
+{
+	struct fake_write *w;
+
+	while ((w = write_head) && w->due <= now) {
+		write_head = w->next;
+		/* The host reads the word with acquire: what came before shows. */
+		__atomic_store_n(w->addr, w->value, __ATOMIC_RELEASE);
+		writes_late++;
+		__atomic_sub_fetch(&writes_queued, 1, __ATOMIC_RELAXED);
+		free(w);
+	}
+}
+
+void fake_writes_flush(uint64_t now)
+{
+	if (!__atomic_load_n(&writes_queued, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&write_lock);
+	fake_writes_flush_locked(now);
+	pthread_mutex_unlock(&write_lock);
+}
+
+/* Sleep on write_cond until @until (mono ns) at most; under write_lock. */
+static void fake_write_wait_locked(uint64_t until)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(until / 1000000000ULL),
+		.tv_nsec = (long)(until % 1000000000ULL),
+	};
+
+	pthread_cond_timedwait(&write_cond, &write_lock, &ts);
+}
+
+static void *fake_writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&write_lock);
+	for (;;) {
+		fake_writes_flush_locked(fake_mono_ns());
+		if (write_head)
+			fake_write_wait_locked(write_head->due);
+		else
+			pthread_cond_wait(&write_cond, &write_lock);
+	}
+	return NULL;
+}
+
+/* Under write_lock: the writer thread, started once; 0 or -1. */
+static int fake_writer_start_locked(void)
+{
+	sigset_t all, old;
+	pthread_attr_t a;
+	pthread_t t;
+	int ret;
+
+	if (writer_on)
+		return 0;
+	/* The device's thread takes none of the program's signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t, &a, fake_writer_main, NULL);
+	pthread_attr_destroy(&a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		return -1;
+	writer_on = true;
+	return 0;
+}
+
+int fake_model_write32(cudaStream_t s, uint32_t *addr, uint32_t value)
+{
+	uint64_t due = s ? fake_obj_end(s) : 0, now = fake_mono_ns();
+	struct fake_write *w, **pp;
+
+	pthread_once(&write_once, fake_write_init);
+	pthread_mutex_lock(&write_lock);
+	/* Those before it first: a stream's end never goes back. */
+	fake_writes_flush_locked(now);
+	if (due <= now) {
+		__atomic_store_n(addr, value, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&write_lock);
+		return 0;
+	}
+	w = malloc(sizeof(*w));
+	if (!w || fake_writer_start_locked()) {
+		pthread_mutex_unlock(&write_lock);
+		free(w);
+		return -1;
+	}
+	w->due = due;
+	w->addr = addr;
+	w->value = value;
+	for (pp = &write_head; *pp && (*pp)->due <= due; pp = &(*pp)->next)
+		;
+	w->next = *pp;
+	*pp = w;
+	__atomic_add_fetch(&writes_queued, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&write_cond);
+	pthread_mutex_unlock(&write_lock);
+	return 0;
+}
+
+void fake_writes_drain(void)
+{
+	if (!__atomic_load_n(&writes_queued, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&write_lock);
+	for (;;) {
+		fake_writes_flush_locked(fake_mono_ns());
+		if (!write_head)
+			break;
+		fake_write_wait_locked(write_head->due);
+	}
+	pthread_mutex_unlock(&write_lock);
+}
+
+/* How many host word writes were made after their call returned. */
+long fake_cuda_late_writes(void);
+long fake_cuda_late_writes(void)
+{
+	long n;
+
+	pthread_mutex_lock(&write_lock);
+	n = writes_late;
+	pthread_mutex_unlock(&write_lock);
+	return n;
 }

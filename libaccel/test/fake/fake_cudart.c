@@ -26,13 +26,17 @@
  * own threads, held at their start: a test sees what happens without
  * them), fake_cuda_threads_held() says how many are blocked.
  * cuStreamWriteValue32 is reached through cudaGetDriverEntryPointByVersion,
- * as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1 hides it. fake_cuda_rate(ps) models a device that takes @ps picoseconds
- * per byte copied: copies still land at once, but each stream is busy
- * until its modelled end, an event recorded on it completes then
- * (cudaEventQuery says cudaErrorNotReady before, cudaEventSynchronize
- * sleeps until then) and fake_cuda_busy() says whether any stream's
- * modelled work is still running, so that a test can tell a completion
- * reported early (host words are written at once: not modelled).
+ * as on CUDA 12.5+; FAKE_CUDA_NO_WRITE=1 hides it. fake_cuda_rate(ps)
+ * models a device that takes @ps picoseconds per byte copied: copies
+ * still land at once, but each stream is busy until its modelled end, an
+ * event recorded on it completes then (cudaEventQuery says
+ * cudaErrorNotReady before, cudaEventSynchronize sleeps until then), a
+ * host word written on it (cuStreamWriteValue32) is written then, in
+ * stream order, by a thread of the stand-in (fake_cuda_late_writes()
+ * says how many were written after their call returned), and
+ * fake_cuda_busy() says whether any stream's modelled work is still
+ * running (fake_cuda_busy_ns(): for how long), so that a test can tell a
+ * completion reported early.
  * FAKE_CUDA_RATE_PS=N sets that rate from the start, and FAKE_CUDA_LINK=1
  * makes all streams share one link (their copies take turns), for a
  * benchmark of the waits over the stand-in (FAKE_CUDA_NO_DATA=1: and no
@@ -195,9 +199,14 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 
 cudaError_t cudaEventQuery(cudaEvent_t e)
 {
+	uint64_t now = fake_mono_ns();
+
 	fake_call(C_QUERY);
-	return fake_obj_end(e) > fake_mono_ns() ? cudaErrorNotReady :
-						  cudaSuccess;
+	if (fake_obj_end(e) > now)
+		return cudaErrorNotReady;
+	/* Done: so is every write before it on its stream. */
+	fake_writes_flush(now);
+	return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
@@ -213,6 +222,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e)
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
+	fake_writes_flush(fake_mono_ns());
 	return cudaSuccess;
 }
 
@@ -279,15 +289,17 @@ cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
 	return cudaSuccess;
 }
 
-/* The driver's cuStreamWriteValue32: the word is written at once. */
+/*
+ * The driver's cuStreamWriteValue32: the word is written when the
+ * modelled work before it on @stream is done (at once on an idle one).
+ */
 static int fake_write_value32(void *stream, unsigned long long addr,
 			      unsigned int value, unsigned int flags)
 {
-	(void)stream; (void)flags;
+	(void)flags;
 	fake_call(C_WRITE);
-	__atomic_store_n((unsigned int *)(uintptr_t)addr, value,
-			 __ATOMIC_RELEASE);
-	return 0;
+	return fake_model_write32(stream, (uint32_t *)(uintptr_t)addr, value) ?
+	       CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
 }
 
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)

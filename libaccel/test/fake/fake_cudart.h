@@ -57,6 +57,15 @@ void fake_model_env_once(void);
 void fake_data_copy(void *dst, const void *src, size_t n);
 /* A copy of @n bytes on @s, on the modelled device. */
 void fake_model_copy(cudaStream_t s, size_t n);
+/*
+ * @value into the host word @addr once the modelled work before it on @s
+ * is done (at once if it is); 0, or -1 (no memory: nothing written).
+ */
+int fake_model_write32(cudaStream_t s, uint32_t *addr, uint32_t value);
+/* Make the host word writes due by @now (fake_mono_ns() time). */
+void fake_writes_flush(uint64_t now);
+/* Wait until every host word write is made (as a device synchronize). */
+void fake_writes_drain(void);
 
 /* FAKE_CUDA_DEVICES, and the calling thread's current device. */
 int fake_ndevices(void);

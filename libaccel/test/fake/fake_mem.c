@@ -230,7 +230,13 @@ cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int f)
 	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
-cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+/* As CUDA's, it synchronizes: no host word write is left to land in @p. */
+cudaError_t cudaFreeHost(void *p)
+{
+	fake_writes_drain();
+	free(p);
+	return cudaSuccess;
+}
 
 cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int f)
 {
