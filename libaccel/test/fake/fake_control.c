@@ -113,24 +113,36 @@ static bool hold_on;
 static long hold_waiting;
 static void *fail_dst;
 
+/* Set a gate (@flag) to @on and wake whoever waits at it. */
+static void gate_set(bool *flag, int on)
+{
+	pthread_mutex_lock(&hold_lock);
+	*flag = on;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+}
+
+/* How many wait at a gate (@n, under hold_lock). */
+static long gate_waiting(const long *n)
+{
+	long v;
+
+	pthread_mutex_lock(&hold_lock);
+	v = *n;
+	pthread_mutex_unlock(&hold_lock);
+	return v;
+}
+
 void fake_cuda_hold(int on);
 void fake_cuda_hold(int on)
 {
-	pthread_mutex_lock(&hold_lock);
-	hold_on = on;
-	pthread_cond_broadcast(&hold_cond);
-	pthread_mutex_unlock(&hold_lock);
+	gate_set(&hold_on, on);
 }
 
 long fake_cuda_held(void);
 long fake_cuda_held(void)
 {
-	long n;
-
-	pthread_mutex_lock(&hold_lock);
-	n = hold_waiting;
-	pthread_mutex_unlock(&hold_lock);
-	return n;
+	return gate_waiting(&hold_waiting);
 }
 
 void fake_cuda_fail_dst(void *p);
@@ -185,22 +197,17 @@ static long park_waiting;
 void fake_cuda_hold_threads(int on);
 void fake_cuda_hold_threads(int on)
 {
+	/* The owner is read under hold_lock, after the flag: set it first. */
 	pthread_mutex_lock(&hold_lock);
-	park_on = on;
 	park_owner = pthread_self();
-	pthread_cond_broadcast(&hold_cond);
 	pthread_mutex_unlock(&hold_lock);
+	gate_set(&park_on, on);
 }
 
 long fake_cuda_threads_held(void);
 long fake_cuda_threads_held(void)
 {
-	long n;
-
-	pthread_mutex_lock(&hold_lock);
-	n = park_waiting;
-	pthread_mutex_unlock(&hold_lock);
-	return n;
+	return gate_waiting(&park_waiting);
 }
 
 void fake_thread_gate(void)
