@@ -360,6 +360,8 @@ void accel_pool_teardown(struct accel_ctx *ctx);
  * allocations (all of them, or the one at @base) from every other context.
  */
 int accel_portable_import(struct accel_ctx *ctx, uintptr_t ptr);
+bool accel_portable_within(struct accel_ctx *self, uintptr_t ptr, size_t len,
+			   struct accel_region *r);
 void accel_portable_forget(struct accel_ctx *owner, uintptr_t base);
 /* The transport's own region calls (memory.c), for the backends. */
 int accel_kregion_alloc(struct accel_ctx *ctx, size_t size, uint32_t flags,

@@ -78,12 +78,28 @@ static int out_of_bounds(const struct accel_region *r, const void *ptr,
 static int runs_into(const struct accel_region *r, const void *ptr,
 		     size_t bytes, const char *what)
 {
-	accel_set_error("the %s %p + %zu bytes starts in pageable memory and runs into the %s %s of %zu bytes at %p (%zu bytes in): a copy's range lies inside one allocation or registration, or outside all of them",
-			what, ptr, bytes, copy_region_call[r->kind],
-			r->kind == LA_REGION_REGISTERED ? "registration" :
-			"allocation", r->size, (void *)r->base,
+	/* A portable allocation imported here is a shadow registration. */
+	bool reg = r->kind == LA_REGION_REGISTERED && !r->shadow;
+
+	accel_set_error("the %s %p + %zu bytes starts in pageable memory and runs on into the %s %s of %zu bytes at %p (%zu bytes in): a copy's range lies inside one allocation or registration, or outside all of them",
+			what, ptr, bytes,
+			r->shadow ? "accel_host_alloc()" :
+			copy_region_call[r->kind],
+			reg ? "registration" : "allocation", r->size,
+			(void *)r->base,
 			(size_t)((uintptr_t)ptr + bytes - r->base));
 	return -EINVAL;
+}
+
+/* copy_resolve_locked()'s rule for another context's portable memory. */
+static int portable_runs_into(struct accel_ctx *ctx, const void *ptr,
+			      size_t bytes, const char *what)
+{
+	struct accel_region r;
+
+	if (!accel_portable_within(ctx, (uintptr_t)ptr, bytes, &r))
+		return 0;
+	return runs_into(&r, ptr, bytes, what);
 }
 
 int copy_resolve_locked(struct accel_ctx *ctx, const void *ptr,
@@ -451,6 +467,14 @@ int accel_memcpy_async(accel_stream_t stream, void *dst, const void *src,
 							  "source");
 			pthread_mutex_unlock(&ctx->lock);
 		}
+		/*
+		 * A pageable side running on into portable memory, which is
+		 * this context's too, whether imported yet or not.
+		 */
+		if (!ret && !d.found)
+			ret = portable_runs_into(ctx, dst, bytes, "destination");
+		if (!ret && !sr.found)
+			ret = portable_runs_into(ctx, src, bytes, "source");
 	}
 	if (!ret)
 		ret = copy_check_kind(ctx, kind, &d, dst, &sr, src);

@@ -573,6 +573,53 @@ bool accel_region_foreign(struct accel_ctx *self, uintptr_t ptr,
 	return true;
 }
 
+struct within_arg {
+	struct accel_ctx *self;
+	uintptr_t ptr;
+	size_t len;
+	struct accel_region r;
+};
+
+static int portable_within_ctx(struct accel_ctx *ctx, void *data)
+{
+	struct within_arg *a = data;
+	struct accel_region *r;
+	int found = 0;
+
+	if (ctx == a->self || ctx->ops != a->self->ops ||
+	    ctx->backend != a->self->backend || ctx->forked)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	for (r = accel_region_after_locked(ctx, a->ptr);
+	     r && r < ctx->regions + ctx->nregions &&
+	     r->base - a->ptr < a->len; r++) {
+		if (r->kind == LA_REGION_HOST_ALLOC && !r->shadow &&
+		    (r->flags & ACCEL_HOST_ALLOC_PORTABLE)) {
+			a->r = *r;
+			found = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return found;
+}
+
+/*
+ * Another context's portable allocation (pinned memory of every context)
+ * that starts inside the @len bytes above @ptr, into *@r; under no
+ * context's lock (each is taken in turn).
+ */
+bool accel_portable_within(struct accel_ctx *self, uintptr_t ptr, size_t len,
+			   struct accel_region *r)
+{
+	struct within_arg a = { .self = self, .ptr = ptr, .len = len };
+
+	if (!accel_ctx_foreach(portable_within_ctx, &a))
+		return false;
+	*r = a.r;
+	return true;
+}
+
 /*
  * Portable pinned memory (ACCEL_HOST_ALLOC_PORTABLE, cudaHostAllocPortable).
  * The owner context allocates; any other context of the process (same

@@ -621,20 +621,23 @@ int accel_staging_copy(struct accel_ctx *ctx, uint32_t kstream,
 	 * ring and d2h_direct_locked() do it themselves; where neither can
 	 * (one chunk, all chunks taken), the pieces below are waited for.
 	 */
-	if (dst->pageable && !src->pageable) {
+	/*
+	 * A failed stream fails the call before any staging (no chunk
+	 * pinned for it, nothing changed): -EIO, as its submit would. Asked
+	 * of a D2H into pageable memory (which needs the answer anyway) and
+	 * of a copy past the ring (one transport call is nothing beside
+	 * it); the ring's own copies undo their pin (ring.c).
+	 */
+	if ((dst->pageable && !src->pageable) || bytes > p->ring.max) {
 		struct accel_stream_query q;
 
-		/*
-		 * A failed stream fails the call before any staging (no
-		 * chunk pinned for it, nothing changed): -EIO, as its
-		 * submit would.
-		 */
 		if (!accel_kstream_query(ctx, kstream, &q)) {
 			if (q.error) {
 				pthread_mutex_unlock(&p->lock);
 				return accel_failed_errno(q.error);
 			}
-			finish = !accel_in_host_fn() && !q.queued;
+			finish = dst->pageable && !src->pageable &&
+				 !accel_in_host_fn() && !q.queued;
 		}
 	}
 	if (p->stopping) {

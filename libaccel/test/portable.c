@@ -135,6 +135,37 @@ static int written_from_other_context(void)
 }
 
 /*
+ * A pageable range that runs on into another context's portable memory
+ * is -EINVAL, as one running into this context's own allocation, whether
+ * or not this context named that memory in a copy yet (imported it); the
+ * memory is left as it was.
+ */
+static int pageable_running_into_portable(void)
+{
+	struct two t;
+	int ret = two_contexts(&t, ACCEL_HOST_ALLOC_PORTABLE), i;
+
+	if (ret)
+		return ret;
+	memset(t.mem, 'H', N);
+	for (i = 0; i < 2; i++) {
+		CHECK_RET(accel_memcpy_async(t.s, t.mem - 64, t.dev, 128,
+					     ACCEL_MEMCPY_D2H), -EINVAL);
+		CHECK(strstr(accel_last_error_string(), "accel_host_alloc()"));
+		CHECK_RET(accel_memcpy_async(t.s, t.dev, t.mem - 64, 128,
+					     ACCEL_MEMCPY_H2D), -EINVAL);
+		/* Named in a copy: imported; the rule holds the same. */
+		CHECK_OK(accel_memcpy_async(t.s, t.dev, t.mem, N,
+					    ACCEL_MEMCPY_H2D));
+		CHECK_OK(accel_stream_synchronize(t.s, ACCEL_TIMEOUT_INFINITE));
+	}
+	for (i = 0; i < (int)N; i++)
+		CHECK(t.mem[i] == 'H');
+	CHECK_OK(accel_host_free(t.mem));
+	return T_PASS;
+}
+
+/*
  * The lifetime promise in the importing context: the owner frees the
  * memory (or is destroyed) while b's gated copy from it is queued; the
  * copy still reads the bytes it was given, and the import is gone after.
@@ -236,5 +267,6 @@ static int cuda_straight_from_buffer(void)
 }
 
 T_MAIN(T(flags), T(async_in_other_context), T(not_portable_is_staged),
+       T(pageable_running_into_portable),
        T(written_from_other_context), T(survives_owner_free),
        T(survives_owner_destroy), T(cuda_straight_from_buffer))

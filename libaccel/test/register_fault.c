@@ -67,7 +67,7 @@ static int pageable_running_into_a_registration(void)
 	/* Into it from below: D2H and H2H, straddling or covering it. */
 	CHECK_RET(accel_memcpy_async(s, p + ps - 96, d, 200,
 				     ACCEL_MEMCPY_D2H), -EINVAL);
-	CHECK(strstr(accel_last_error_string(), "runs into"));
+	CHECK(strstr(accel_last_error_string(), "runs on into"));
 	CHECK_RET(accel_memcpy_async(s, p + ps - 1, d, ps + 2,
 				     ACCEL_MEMCPY_D2H), -EINVAL);
 	CHECK_RET(accel_memcpy_async(s, p + ps - 1, h, 2,

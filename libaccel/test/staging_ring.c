@@ -216,24 +216,27 @@ static long locked_kb(void)
 }
 
 /*
- * A small pageable copy that fails (its stream failed: -EIO), H2D or
- * D2H, as the first staged copy of its context leaves nothing pinned:
- * the ring it would have used is released again, so VmLck and VmPin are
- * as before (the ring had stayed pinned and charged to RLIMIT_MEMLOCK).
+ * A pageable copy that fails (its stream failed: -EIO), H2D or D2H,
+ * small or past the ring, as the first staged copies of its context,
+ * leaves nothing pinned: the ring is released again and no chunk is
+ * pinned, so VmLck and VmPin are as before (the ring and the chunks had
+ * stayed pinned and charged to RLIMIT_MEMLOCK).
  * A healthy stream's copies then take the ring as usual.
  */
 static int failed_copy_pins_nothing(void)
 {
 	const size_t n = 4 * KB;
-	unsigned char *src, *back, *dev;
+	unsigned char *src, *back, *dev, *big;
 	accel_stream_t s, ok;
 	long before;
 
 	CHECK(t_ctx());
-	CHECK_OK(accel_malloc(NULL, (void **)&dev, n));
+	CHECK_OK(accel_malloc(NULL, (void **)&dev, 8 * MB));
 	src = malloc(n);
 	back = malloc(n);
-	CHECK(src && back);
+	big = malloc(8 * MB);
+	CHECK(src && back && big);
+	memset(big, 1, 8 * MB);
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &s));
 	CHECK_RET(t_fail_stream(s), -EIO);
 	before = locked_kb();
@@ -241,6 +244,13 @@ static int failed_copy_pins_nothing(void)
 	CHECK_RET(accel_memcpy_async(s, dev, src, n, ACCEL_MEMCPY_H2D), -EIO);
 	CHECK(locked_kb() == before);
 	CHECK_RET(accel_memcpy_async(s, back, dev, n, ACCEL_MEMCPY_D2H), -EIO);
+	CHECK(locked_kb() == before);
+	/* Past the ring (the chunks' path), both ways. */
+	CHECK_RET(accel_memcpy_async(s, dev, big, 8 * MB, ACCEL_MEMCPY_H2D),
+		  -EIO);
+	CHECK(locked_kb() == before);
+	CHECK_RET(accel_memcpy_async(s, big, dev, 8 * MB, ACCEL_MEMCPY_D2H),
+		  -EIO);
 	CHECK(locked_kb() == before);
 	CHECK_OK(accel_stream_create(NULL, 0, 0, &ok));
 	CHECK_OK(accel_memcpy_async(ok, dev, src, n, ACCEL_MEMCPY_H2D));
@@ -251,6 +261,7 @@ static int failed_copy_pins_nothing(void)
 	CHECK_OK(accel_stream_destroy(s));
 	free(src);
 	free(back);
+	free(big);
 	return T_PASS;
 }
 
