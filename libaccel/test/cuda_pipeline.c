@@ -256,11 +256,8 @@ static int round_trip_no_hand_off(void)
 
 	unsetenv("ACCEL_CUDA_ISSUE_SPIN_US");
 	setenv("ACCEL_CUDA_LAZY_US", "10000000", 1);
-	/* The markers' path: a waiter does not ask the stream. */
-	setenv("ACCEL_CUDA_QUERY_US", "0", 1);
 	CHECK(t_ctx());
 	unsetenv("ACCEL_CUDA_LAZY_US");
-	unsetenv("ACCEL_CUDA_QUERY_US");
 	ret = fake_copy_setup(64, &s, &h, &d);
 	if (ret != T_PASS)
 		return ret;
@@ -651,10 +648,7 @@ static int completion_by_host_word(void)
 		       getenv("ACCEL_CUDA_COMPLETION"));
 		return T_SKIP;
 	}
-	/* Markers, not the stream's own answer (round_trip_by_stream_query). */
-	setenv("ACCEL_CUDA_QUERY_US", "0", 1);
 	CHECK(ctx_env_default("ACCEL_CUDA_COMPLETION", "word"));
-	unsetenv("ACCEL_CUDA_QUERY_US");
 	ret = fake_copy_setup(4096, &s, &h, &d);
 	if (ret != T_PASS)
 		return ret;
@@ -826,71 +820,6 @@ static int hybrid_wrong_slow_rate_bounded(void)
 	return T_PASS;
 }
 
-/*
- * A waiter that comes while its copy is its stream's newest work asks
- * the stream (cudaStreamQuery) instead of recording a completion marker
- * behind the copy (ACCEL_CUDA_QUERY_US: here a window no machine
- * outlasts): 200 round trips make no marker (no cuStreamWriteValue32,
- * no cudaEventRecord), land their data, and, with the stand-in's device
- * modelled slow (a 256 KiB copy takes about 1.3 ms), never return while
- * the modelled device still runs the copy, or its D2H back.
- */
-static int round_trip_by_stream_query(void)
-{
-	const unsigned int trips = 200;
-	long wr, rec, sq;
-	unsigned char *h, *out;
-	accel_stream_t s;
-	unsigned int i;
-	int ret;
-	void *d;
-
-	if (env_is("ACCEL_CUDA_QUERY_US", "0")) {
-		printf("# ACCEL_CUDA_QUERY_US=0: waiters do not ask the stream\n");
-		return T_SKIP;
-	}
-	setenv("ACCEL_CUDA_QUERY_US", "10000000", 1);
-	CHECK(t_ctx());
-	unsetenv("ACCEL_CUDA_QUERY_US");
-	ret = fake_copy_setup(256 << 10, &s, &h, &d);
-	if (ret != T_PASS)
-		return ret;
-	out = t_host_buf(256 << 10);
-	CHECK(out);
-	CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-	CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-	wr = f_count("cuStreamWriteValue32");
-	rec = f_count("cudaEventRecord");
-	sq = f_count("cudaStreamQuery");
-	for (i = 0; i < trips; i++) {
-		t_fill(h, 64, i);
-		CHECK_OK(accel_memcpy_async(s, d, h, 64, ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		CHECK(t_check_fill(d, 64, i));
-	}
-	printf("# %u round trips: %ld host words, %ld event records, %ld stream queries\n",
-	       trips, f_count("cuStreamWriteValue32") - wr,
-	       f_count("cudaEventRecord") - rec, f_count("cudaStreamQuery") - sq);
-	CHECK(f_count("cuStreamWriteValue32") == wr);
-	CHECK(f_count("cudaEventRecord") == rec);
-	CHECK(f_count("cudaStreamQuery") - sq >= trips);
-	f_rate(5000);
-	for (i = 0; i < 5; i++) {
-		t_fill(h, 256 << 10, 40 + i);
-		CHECK_OK(accel_memcpy_async(s, d, h, 256 << 10, ACCEL_MEMCPY_H2D));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		CHECK(!f_busy());
-		CHECK_OK(accel_memcpy_async(s, out, d, 256 << 10, ACCEL_MEMCPY_D2H));
-		CHECK_OK(accel_stream_synchronize(s, 60 * T_SEC));
-		CHECK(!f_busy());
-		CHECK(t_check_fill(out, 256 << 10, 40 + i));
-	}
-	f_rate(0);
-	CHECK(f_count("cuStreamWriteValue32") == wr);
-	CHECK(f_count("cudaEventRecord") == rec);
-	return T_PASS;
-}
-
 /* With no ACCEL_CUDA_COMPLETION, a copy's completion is a host word. */
 static int default_completion_is_host_word(void)
 {
@@ -905,10 +834,7 @@ static int default_completion_is_host_word(void)
 		       getenv("ACCEL_CUDA_COMPLETION"));
 		return T_SKIP;
 	}
-	/* Past the stream query's window: a marker is recorded. */
-	setenv("ACCEL_CUDA_QUERY_US", "0", 1);
 	CHECK(t_ctx());
-	unsetenv("ACCEL_CUDA_QUERY_US");
 	ret = fake_copy_setup(64, &s, &h, &d);
 	if (ret != T_PASS)
 		return ret;
@@ -930,7 +856,6 @@ int main(void)
 		T(no_poller_calls_while_issuing),
 		T(error_mid_batch_fails_its_stream),
 		T(completion_by_host_word), T(default_completion_is_host_word),
-		T(round_trip_by_stream_query),
 		T(wait_for_long_copies),
 		T(hybrid_wrong_slow_rate_bounded),
 	};

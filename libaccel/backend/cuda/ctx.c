@@ -98,7 +98,6 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	cx->cfg.lazy_ns = env_uint("ACCEL_CUDA_LAZY_US", 10) * 1000ULL;
 	cx->cfg.lazy_max_ns = env_uint("ACCEL_CUDA_LAZY_MAX_US", 500) * 1000ULL;
 	cx->cfg.quiet_max_ns = env_uint("ACCEL_CUDA_QUIET_MAX_US", 1000) * 1000ULL;
-	cx->cfg.query_ns = env_uint("ACCEL_CUDA_QUERY_US", 20) * 1000ULL;
 	cx->cfg.multi_dev = ndev > 1;
 	cx->cfg.merge_ok = !accel_env_flag("ACCEL_CUDA_NO_MERGE");
 	cx->cfg.trace = accel_env_flag("ACCEL_TRACE");

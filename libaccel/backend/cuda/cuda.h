@@ -46,10 +46,7 @@
  *    seq into a word of mapped pinned memory that the host reads (the
  *    driver call reached through cudaGetDriverEntryPointByVersion; events
  *    where it is missing), or with ACCEL_CUDA_COMPLETION=event a
- *    cudaEventRecord polled with cudaEventQuery. A waiter that comes
- *    within ACCEL_CUDA_QUERY_US (20) of its stream's newest range going
- *    down records no marker: it asks the stream (cudaStreamQuery), whose
- *    "done" covers everything issued on it (cx_range_stream_query()). An
+ *    cudaEventRecord polled with cudaEventQuery. An
  *    event is still recorded where one is needed to sleep on or to learn
  *    of an asynchronous error. The completion thread reports what nobody
  *    waits for: it takes ranges in order per stream and reports them with
@@ -114,9 +111,9 @@
  *   6. cx->tr.lock (ACCEL_TRACE's samples, trace.c): a leaf, taken under
  *      report_lock or holding nothing.
  *
- * CUDA calls are made without cx->lock except cudaEventQuery and a
- * waiter's cudaStreamQuery in the completion scan and the record
- * (cudaEventRecord or cuStreamWriteValue32) of a lazy completion marker. TSan checks
+ * CUDA calls are made without cx->lock except cudaEventQuery in the
+ * completion scan and the record (cudaEventRecord or
+ * cuStreamWriteValue32) of a lazy completion marker. TSan checks
  * the order in make check (libaccel test-fakecuda: the suite under TSan
  * over the stand-in libcudart).
  *
@@ -166,7 +163,7 @@ typedef int (*write32_fn)(cudaStream_t stream, unsigned long long addr,
 	X(cudaStreamCreateWithPriority) X(cudaStreamDestroy)		\
 	X(cudaDeviceGetStreamPriorityRange) X(cudaEventCreateWithFlags)	\
 	X(cudaEventDestroy) X(cudaEventRecord) X(cudaEventQuery)	\
-	X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaStreamQuery)	\
+	X(cudaEventSynchronize) X(cudaStreamWaitEvent)			\
 	X(cudaMemcpyAsync) X(cudaGetErrorName) X(cudaGetErrorString)	\
 	X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaMemset)	\
 	X(cudaGetDeviceProperties) X(cudaMemGetInfo) X(cudaMemsetAsync)	\
@@ -380,8 +377,6 @@ struct cx_config {
 	uint64_t lazy_ns, lazy_max_ns;
 	/* Pollers make no CUDA call while a pass issues, this long at most. */
 	uint64_t quiet_max_ns;
-	/* A waiter asks the stream (cudaStreamQuery) this long, no marker. */
-	uint64_t query_ns;
 	unsigned int spin_ns;
 	bool issuer;			/* an issuer thread takes bursts */
 	uint64_t issue_spin_ns;		/* how long it stays hot */
@@ -482,10 +477,9 @@ struct accel_cuda {
 	 * Protects what the roles share: the pending ranges and the event
 	 * pool (cmp), the dead-stream list and the fetch thread's stop (is),
 	 * the zombies (mem), and every cx_stream field marked "under
-	 * cx->lock". Held briefly; no CUDA call is made under it but the
-	 * queries of the completion scan (cudaEventQuery, a waiter's
-	 * cudaStreamQuery) and the record of a lazy completion marker, and
-	 * no ioctl.
+	 * cx->lock". Held briefly; no CUDA call is made under it except
+	 * cudaEventQuery in the completion scan and cudaEventRecord of a lazy
+	 * completion event, and no ioctl.
 	 */
 	pthread_mutex_t lock;
 	struct cx_issue is;
@@ -541,7 +535,6 @@ struct cx_scan {
 	uint64_t now;
 	cudaEvent_t done_ev;
 	uint64_t now2;			/* when the pass saw ranges done */
-	struct cx_stream *done_s;	/* cudaStreamQuery said all of it done */
 	bool quiet;			/* a pass is issuing: no CUDA calls */
 };
 

@@ -327,50 +327,6 @@ static cudaEvent_t s_cover_ev(const struct cx_range *r)
 	return c && c->last >= r->last ? c->ev : NULL;
 }
 
-/*
- * A waiter (@force) whose range has no marker yet, while its stream's
- * newest range went down less than query_ns ago: ask the stream itself
- * (cudaStreamQuery) instead of recording a marker behind it, which would
- * cost a call as dear as the copy's (a round trip pays it in full).
- * Done means done for everything issued on the stream before the call,
- * and a range is pending only once its calls returned (cx_close_ranges()):
- * so the stream's ranges are all done. Past query_ns (a long copy, or a
- * late waiter) the marker goes down as before, so that the host word or
- * event can tell it, and the hybrid wait sleeps on it. 1 done, 0 not
- * yet, -1 not asked (use a marker). Under cx->lock.
- */
-static int cx_range_stream_query(struct accel_cuda *cx, struct cx_range *r,
-				 struct cx_scan *sc)
-{
-	struct cx_stream *s = r->s;
-	struct cx_range *t = s->tail_r ? s->tail_r : r;
-	cudaError_t e;
-
-	if (sc->done_s == s)
-		return 1;
-	if (!cx->cfg.query_ns || r->ev || s_cover_ev(r) ||
-	    (s->word && s->word_seq >= r->last))
-		return -1;
-	if (!sc->now)
-		sc->now = cx_mono_ns();
-	if (sc->now - t->t_close >= cx->cfg.query_ns)
-		return -1;
-	CX_COUNT(cx, r, queries);
-	e = cx_rt.cudaStreamQuery(s->cs);
-	if (e == cudaSuccess) {
-		sc->done_s = s;
-		return 1;
-	}
-	if (e == cudaErrorNotReady) {
-		r->t_notready = cx_mono_ns();
-		return 0;
-	}
-	cx_range_fail(r, r->first, -EIO);
-	atomic_store(&s->failed, true);
-	cx_error(cx, e, "cudaStreamQuery (an earlier copy failed)");
-	return 1;
-}
-
 /* Is @r done on the device? 1 yes, 0 not yet; fails the range on error. */
 static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 			  bool force, struct cx_scan *sc)
@@ -398,12 +354,6 @@ static int cx_range_ready(struct accel_cuda *cx, struct cx_range *r,
 				s->word, memory_order_acquire) -
 				(uint32_t)r->last) >= 0;
 		}
-	}
-	if (force) {
-		int q = cx_range_stream_query(cx, r, sc);
-
-		if (q >= 0)
-			return q;
 	}
 	if (cx->cfg.word) {
 		int w = cx_range_word(cx, r, force, &sc->now);

@@ -24,7 +24,6 @@ static const char *const c_name[C_N] = {
 	"cudaStreamWaitEvent", "cudaGetDevice", "cudaSetDevice",
 	"cudaEventCreateWithFlags", "cuStreamWriteValue32", "cudaMemsetAsync",
 	"cuMemsetD16Async", "cuMemsetD32Async", "cudaMemcpy2DAsync",
-	"cudaStreamQuery",
 };
 unsigned long fake_counts[C_N];
 static __thread unsigned long thread_counts[C_N];

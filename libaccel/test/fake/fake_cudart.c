@@ -209,18 +209,6 @@ cudaError_t cudaEventQuery(cudaEvent_t e)
 	return cudaSuccess;
 }
 
-/* Done when everything issued on it is (its modelled end). */
-cudaError_t cudaStreamQuery(cudaStream_t s)
-{
-	uint64_t now = fake_mono_ns();
-
-	fake_call(C_SQUERY);
-	if (s && fake_obj_end(s) > now)
-		return cudaErrorNotReady;
-	fake_writes_flush(now);
-	return cudaSuccess;
-}
-
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
 	uint64_t end = fake_obj_end(e);

@@ -24,7 +24,7 @@
 /* The calls counted, by fake_call(); fake_control.c has their names. */
 enum { C_COPY, C_BATCH, C_BATCH_ITEMS, C_REC, C_QUERY, C_SYNC, C_WAIT,
        C_GETDEV, C_SETDEV, C_EVCREATE, C_WRITE, C_MEMSET, C_MEMSET16,
-       C_MEMSET32, C_COPY2D, C_SQUERY, C_N };
+       C_MEMSET32, C_COPY2D, C_N };
 
 /* The calls made (of all threads), and the copies in batches. */
 extern unsigned long fake_counts[C_N];
