@@ -103,7 +103,7 @@ static int accel_cuda_start(struct accel_ctx *ctx, bool quiet)
 	cx->cfg.trace = accel_env_flag("ACCEL_TRACE");
 	/* The executor pipeline's switches (cuda.h), to compare on and off. */
 	cx->cfg.issuer = env_uint("ACCEL_CUDA_ISSUER", 1) != 0;
-	cx->cfg.issue_spin_ns = env_uint("ACCEL_CUDA_ISSUE_SPIN_US", 2) * 1000ULL;
+	cx->cfg.issue_spin_ns = env_uint("ACCEL_CUDA_ISSUE_SPIN_US", 50) * 1000ULL;
 	cx->cfg.hybrid = env_uint("ACCEL_CUDA_HYBRID", 1) != 0;
 	cx->cfg.wake_ns = env_uint("ACCEL_CUDA_WAKE_US", 20) * 1000ULL;
 	{

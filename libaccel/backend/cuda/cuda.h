@@ -15,7 +15,7 @@
  *    follows two or more with no wait between while they are still on
  *    their way is a burst's (cx_burst()): it wakes the issuer thread,
  *    hot, and returns; while hot (until nothing came for
- *    ACCEL_CUDA_ISSUE_SPIN_US, 2, or a wait begins) the issuer takes
+ *    ACCEL_CUDA_ISSUE_SPIN_US, 50, or a wait begins) the issuer takes
  *    every later submission, so a burst from one thread accumulates while
  *    the previous issue runs and goes down as one pass: per stream,
  *    independent small copies as one
